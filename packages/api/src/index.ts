@@ -1,0 +1,2 @@
+/** The @platform/api package. */
+export const PACKAGE = '@platform/api';

@@ -1,0 +1,2 @@
+/** The @platform/apiserver package. */
+export const PACKAGE = '@platform/apiserver';

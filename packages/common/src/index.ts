@@ -1,0 +1,2 @@
+/** The @platform/common package. */
+export const PACKAGE = '@platform/common';
