@@ -1,0 +1,258 @@
+/**
+ * The single writer of the embedded store, run in a worker thread (better-sqlite3 is synchronous: a write waits for
+ * fsync, which must not block the API server's event loop).
+ *
+ * `writerMain` is started with `new Worker(source, { eval: true })` from its own `Function.prototype.toString()`, so
+ * that the same code runs from compiled `lib/` and from Jest's on-the-fly transform. It must therefore be
+ * self-contained: no imports, no references to module scope, no classes (their helpers would live outside it).
+ *
+ * Protocol (main → worker): `{ type: 'batch', id, ops }`, then `{ type: 'close' }`. The worker runs all ops of a batch
+ * in ONE transaction (each op in its own savepoint, so a failed compare-and-swap does not undo the others), commits
+ * (one fsync with synchronous=FULL in WAL mode) and answers `{ type: 'result', id, results }` with, per op, either the
+ * committed log rows or an error `{ code, message, key, current?, compactedRevision?, currentRevision? }`. A commit
+ * failure fails every op of the batch. The main thread sends the next batch only after the answer (group commit).
+ */
+
+/** A row of the log as the worker returns it (integers as bigint). */
+export interface LogRow {
+  id: bigint;
+  name: string;
+  created: bigint;
+  deleted: bigint;
+  create_revision: bigint;
+  prev_revision: bigint;
+  lease: bigint;
+  value: Uint8Array | null;
+  old_value: Uint8Array | null;
+}
+
+/** One write request. Revisions are bigints (structured clone carries them). */
+export type WriteOp =
+  | { op: 'create'; key: string; value: Uint8Array; ttl?: number }
+  | { op: 'update'; key: string; value: Uint8Array; expect: bigint; ttl?: number }
+  | { op: 'delete'; key: string; expect?: bigint }
+  | { op: 'compact'; revision: bigint }
+  | { op: 'expire'; now: number };
+
+/** The error of one op, as plain data. */
+export interface WriteError {
+  code: string;
+  message: string;
+  key?: string;
+  current?: LogRow;
+  compactedRevision?: bigint;
+  currentRevision?: bigint;
+}
+
+/** The outcome of one op: the rows it appended (in revision order), or its error. */
+export type WriteResult = { ok: true; rows: LogRow[] } | { ok: false; error: WriteError };
+
+/** Messages from the worker. */
+export type WriterMessage =
+  | { type: 'ready'; revision: bigint }
+  | { type: 'result'; id: number; results: WriteResult[] }
+  | { type: 'fatal'; message: string };
+
+/** Data passed to the worker at start. */
+export interface WriterData {
+  path: string;
+  sqliteModule: string;
+}
+
+/** The schema: the log (kine's columns plus expires_at), the index of live keys, and metadata (compact revision). */
+export const SCHEMA_SQL = `
+CREATE TABLE IF NOT EXISTS kine (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  created INTEGER NOT NULL,
+  deleted INTEGER NOT NULL,
+  create_revision INTEGER NOT NULL,
+  prev_revision INTEGER NOT NULL,
+  lease INTEGER NOT NULL,
+  value BLOB,
+  old_value BLOB,
+  expires_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS kine_name_id ON kine (name, id);
+CREATE UNIQUE INDEX IF NOT EXISTS kine_name_prev_revision ON kine (name, prev_revision);
+CREATE INDEX IF NOT EXISTS kine_expires_at ON kine (expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS current (name TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+`;
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+/** The worker's body. See the module comment: self-contained on purpose. */
+export function writerMain(): void {
+  const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
+  const data = workerData as WriterData & { schema: string };
+  const Database = require(data.sqliteModule) as typeof import('better-sqlite3');
+  const port = parentPort!;
+  const db = new Database(data.path);
+  db.defaultSafeIntegers(true);
+  const fresh = (db.prepare(`SELECT COUNT(*) AS n FROM sqlite_master`).get() as { n: bigint }).n === 0n;
+  // auto_vacuum must be chosen before the first table exists; an older file is converted once with VACUUM.
+  db.pragma('auto_vacuum = INCREMENTAL');
+  if (!fresh && (db.pragma('auto_vacuum', { simple: true }) as bigint) !== 2n) db.exec('VACUUM');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  db.exec(data.schema);
+
+  const stmts = {
+    current: db.prepare(`SELECT k.* FROM current c JOIN kine k ON k.id = c.id WHERE c.name = ?`),
+    latest: db.prepare(`SELECT id FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`),
+    insert: db.prepare(
+      `INSERT INTO kine (id, name, created, deleted, create_revision, prev_revision, lease, value, old_value, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    setCurrent: db.prepare(`INSERT OR REPLACE INTO current (name, id) VALUES (?, ?)`),
+    delCurrent: db.prepare(`DELETE FROM current WHERE name = ?`),
+    revision: db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'kine'`),
+    getMeta: db.prepare(`SELECT value FROM meta WHERE key = ?`),
+    setMeta: db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)`),
+    compact: db.prepare(
+      `DELETE FROM kine WHERE id < @r AND (deleted = 1 OR id < (
+         SELECT MAX(k2.id) FROM kine k2 WHERE k2.name = kine.name AND k2.id <= @r))`,
+    ),
+    expired: db.prepare(
+      `SELECT k.name, k.id FROM kine k JOIN current c ON c.id = k.id
+       WHERE k.expires_at IS NOT NULL AND k.expires_at <= ? ORDER BY k.id`,
+    ),
+  };
+  const readRevision = (): bigint => ((stmts.revision.get() as { seq: bigint } | undefined)?.seq ?? 0n) as bigint;
+  let revision = readRevision();
+
+  // A plain object, not a class: this function must not depend on helpers a compiler might hoist out of it.
+  const OP_ERROR = Symbol('op-error');
+  type OpError = { [OP_ERROR]: true; error: WriteError };
+  const fail = (error: WriteError): never => {
+    throw { [OP_ERROR]: true, error } satisfies OpError;
+  };
+  const isOpError = (e: unknown): e is OpError => typeof e === 'object' && e !== null && OP_ERROR in e;
+  const append = (
+    name: string,
+    created: boolean,
+    deleted: boolean,
+    createRevision: bigint | null,
+    prevRevision: bigint,
+    ttl: number,
+    value: Uint8Array | null,
+    oldValue: Uint8Array | null,
+  ): LogRow => {
+    const id = revision + 1n;
+    const expiresAt = ttl > 0 ? Date.now() + ttl * 1000 : null;
+    const row: LogRow = {
+      id,
+      name,
+      created: created ? 1n : 0n,
+      deleted: deleted ? 1n : 0n,
+      create_revision: createRevision ?? id,
+      prev_revision: prevRevision,
+      lease: BigInt(ttl),
+      value,
+      old_value: oldValue,
+    };
+    stmts.insert.run(
+      id,
+      name,
+      row.created,
+      row.deleted,
+      row.create_revision,
+      prevRevision,
+      row.lease,
+      value,
+      oldValue,
+      expiresAt,
+    );
+    if (deleted) stmts.delCurrent.run(name);
+    else stmts.setCurrent.run(name, id);
+    revision = id;
+    return row;
+  };
+  const deleteKey = (key: string, expect: bigint | undefined): LogRow => {
+    const cur = stmts.current.get(key) as LogRow | undefined;
+    if (!cur) return fail({ code: 'KeyNotFound', message: `key not found: ${key}`, key });
+    if (expect !== undefined && cur.id !== expect) {
+      return fail({ code: 'Conflict', message: `compare failed for ${key}`, key, current: cur });
+    }
+    return append(key, false, true, cur.create_revision, cur.id, Number(cur.lease), null, cur.value);
+  };
+  const runOp = (op: WriteOp): LogRow[] => {
+    switch (op.op) {
+      case 'create': {
+        if (stmts.current.get(op.key))
+          return fail({ code: 'KeyExists', message: `key exists: ${op.key}`, key: op.key });
+        const prev = stmts.latest.get(op.key) as { id: bigint } | undefined;
+        return [append(op.key, true, false, null, prev?.id ?? 0n, op.ttl ?? 0, op.value, null)];
+      }
+      case 'update': {
+        const cur = stmts.current.get(op.key) as LogRow | undefined;
+        if (!cur) return fail({ code: 'KeyNotFound', message: `key not found: ${op.key}`, key: op.key });
+        if (cur.id !== op.expect) {
+          return fail({ code: 'Conflict', message: `compare failed for ${op.key}`, key: op.key, current: cur });
+        }
+        return [append(op.key, false, false, cur.create_revision, cur.id, op.ttl ?? 0, op.value, cur.value)];
+      }
+      case 'delete':
+        return [deleteKey(op.key, op.expect)];
+      case 'compact': {
+        const compactedRevision = ((stmts.getMeta.get('compact_revision') as { value: bigint } | undefined)?.value ??
+          0n) as bigint;
+        if (op.revision > revision) {
+          return fail({
+            code: 'RevisionTooLarge',
+            message: `compact revision ${op.revision} is newer than the current revision ${revision}`,
+            currentRevision: revision,
+          });
+        }
+        if (op.revision <= compactedRevision) return [];
+        stmts.compact.run({ r: op.revision });
+        stmts.setMeta.run('compact_revision', op.revision);
+        return [];
+      }
+      case 'expire': {
+        const rows = stmts.expired.all(op.now) as { name: string; id: bigint }[];
+        return rows.map((r) => deleteKey(r.name, r.id));
+      }
+    }
+  };
+  const runOpTx = db.transaction(runOp);
+  const runBatch = db.transaction((ops: WriteOp[]): WriteResult[] =>
+    ops.map((op): WriteResult => {
+      const before = revision;
+      try {
+        return { ok: true, rows: runOpTx(op) };
+      } catch (e) {
+        revision = before; // the savepoint rolled back whatever this op appended
+        if (isOpError(e)) return { ok: false, error: e.error };
+        const message = e instanceof Error ? e.message : String(e);
+        return { ok: false, error: { code: 'Unreachable', message: `sqlite write failed: ${message}` } };
+      }
+    }),
+  );
+
+  port.on('message', (msg: { type: 'batch'; id: number; ops: WriteOp[] } | { type: 'close' }) => {
+    if (msg.type === 'close') {
+      db.close();
+      port.close();
+      return;
+    }
+    let results: WriteResult[];
+    try {
+      results = runBatch(msg.ops);
+    } catch (e) {
+      revision = readRevision();
+      const message = `sqlite commit failed: ${e instanceof Error ? e.message : String(e)}`;
+      results = msg.ops.map(() => ({ ok: false, error: { code: 'Unreachable', message } }));
+    }
+    if (msg.ops.some((o) => o.op === 'compact')) {
+      try {
+        db.pragma('incremental_vacuum');
+      } catch {
+        // Vacuuming is an optimisation; the next compaction tries again.
+      }
+    }
+    port.postMessage({ type: 'result', id: msg.id, results } satisfies WriterMessage);
+  });
+  port.postMessage({ type: 'ready', revision } satisfies WriterMessage);
+}
