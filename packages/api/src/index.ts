@@ -1,2 +1,15 @@
-/** The @platform/api package. */
-export const PACKAGE = '@platform/api';
+/**
+ * @platform/api — the API types, defined once, and their views: scheme, validation and defaulting, Protobuf,
+ * OpenAPI, Table; Status errors; label and field selectors; quantities, durations and times.
+ */
+export * from './schema/schema';
+export { decodeInto, stripNulls, type DecodeResult } from './schema/decode';
+export { protoType, toProto, fromProto, unknownType } from './schema/protobuf';
+export * from './meta/v1/types';
+export * from './scheme/kind';
+export * from './scheme/scheme';
+export * from './codec/codec';
+export * from './status/errors';
+export * from './table/table';
+export * from './openapi/openapi';
+export * from './kinds/core/v1/config-map';

@@ -1,0 +1,127 @@
+/**
+ * Serializers of API objects: JSON, and Protobuf wrapped in the envelope of Document 1 ("Protobuf envelope"):
+ * the magic bytes `k8s\0`, then an `Unknown` message carrying `typeMeta` (apiVersion, kind) and `raw` (the
+ * object's own message). Storage encodes with one of these (`--storage-media-type`), the API server negotiates
+ * between them, and the client decodes responses with them.
+ *
+ * `decode` trusts its input to be well-formed for the codec but not to be valid: it throws a `CodecError`
+ * naming what is wrong (bad magic, unknown kind, truncated message), never returns garbage.
+ */
+import { type TObject } from '@sinclair/typebox';
+
+import { fromProto, protoType, toProto, unknownType } from '../schema/protobuf';
+import { type ApiObject } from '../scheme/kind';
+import { type Scheme } from '../scheme/scheme';
+
+/** The JSON media type. */
+export const JSON_MEDIA_TYPE = 'application/json';
+/** The Protobuf media type of this platform (Kubernetes' `application/vnd.kubernetes.protobuf`, renamed). */
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.platform.protobuf';
+/** The magic prefix of the Protobuf envelope. */
+export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+
+/** Encodes and decodes API objects in one media type. */
+export interface Codec {
+  readonly mediaType: string;
+  /** Serializes an object that has `apiVersion` and `kind`. */
+  encode(obj: ApiObject): Buffer;
+  /** Deserializes; throws `CodecError` on malformed input. */
+  decode(data: Uint8Array): ApiObject;
+}
+
+const CODEC_ERROR = Symbol.for('platform.api.CodecError');
+
+/** Malformed serialized data. */
+export class CodecError extends Error {
+  readonly [CODEC_ERROR] = true;
+  constructor(message: string) {
+    super(message);
+    this.name = 'CodecError';
+  }
+}
+
+/** Brand check for {@link CodecError}. */
+export function isCodecError(err: unknown): err is CodecError {
+  return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[CODEC_ERROR] === true;
+}
+
+/** The JSON codec. */
+export const jsonCodec: Codec = {
+  mediaType: JSON_MEDIA_TYPE,
+  encode: (obj) => Buffer.from(JSON.stringify(obj)),
+  decode: (data) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
+    } catch (err) {
+      throw new CodecError(`invalid JSON: ${(err as Error).message}`);
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new CodecError('invalid JSON: not an object');
+    return value as ApiObject;
+  },
+};
+
+/** True when `data` starts with the Protobuf envelope's magic prefix. */
+export function hasProtobufMagic(data: Uint8Array): boolean {
+  return data.length >= 4 && data[0] === 0x6b && data[1] === 0x38 && data[2] === 0x73 && data[3] === 0x00;
+}
+
+/** The Protobuf codec for the kinds of a scheme. */
+export class ProtobufCodec implements Codec {
+  readonly mediaType = PROTOBUF_MEDIA_TYPE;
+
+  constructor(private readonly scheme: Scheme) {}
+
+  private schema(apiVersion: string | undefined, kind: string | undefined): TObject {
+    const s = apiVersion && kind ? this.scheme.schemaFor(apiVersion, kind) : undefined;
+    if (!s || !s.$id)
+      throw new CodecError(
+        `no Protobuf type for kind ${JSON.stringify(kind)} in version ${JSON.stringify(apiVersion)}`,
+      );
+    return s;
+  }
+
+  /** The object's own message, without the envelope (used for embedded objects and by {@link encode}). */
+  encodeRaw(obj: ApiObject): Uint8Array {
+    const id = this.schema(obj.apiVersion, obj.kind).$id as string;
+    return protoType(id)
+      .encode(toProto(id, obj as Record<string, unknown>))
+      .finish();
+  }
+
+  encode(obj: ApiObject): Buffer {
+    const raw = this.encodeRaw(obj);
+    const envelope = unknownType()
+      .encode({ typeMeta: { apiVersion: obj.apiVersion, kind: obj.kind }, raw })
+      .finish();
+    return Buffer.concat([PROTOBUF_MAGIC, envelope]);
+  }
+
+  decode(data: Uint8Array): ApiObject {
+    if (!hasProtobufMagic(data)) throw new CodecError('provided data does not have the Protobuf envelope prefix');
+    let envelope: { typeMeta?: { apiVersion?: string; kind?: string }; raw?: Uint8Array; contentEncoding?: string };
+    try {
+      envelope = unknownType().decode(data.subarray(4)) as typeof envelope;
+    } catch (err) {
+      throw new CodecError(`malformed Protobuf envelope: ${(err as Error).message}`);
+    }
+    if (envelope.contentEncoding)
+      throw new CodecError(`unsupported content encoding ${JSON.stringify(envelope.contentEncoding)}`);
+    const apiVersion = envelope.typeMeta?.apiVersion;
+    const kind = envelope.typeMeta?.kind;
+    return this.decodeRaw(envelope.raw ?? new Uint8Array(0), apiVersion ?? '', kind ?? '');
+  }
+
+  /** Decodes an object's own message, given its apiVersion and kind from elsewhere. */
+  decodeRaw(raw: Uint8Array, apiVersion: string, kind: string): ApiObject {
+    const id = this.schema(apiVersion, kind).$id as string;
+    let msg: Record<string, unknown>;
+    try {
+      msg = protoType(id).decode(raw) as unknown as Record<string, unknown>;
+    } catch (err) {
+      throw new CodecError(`malformed Protobuf ${kind}: ${(err as Error).message}`);
+    }
+    return { apiVersion, kind, ...fromProto(id, msg) };
+  }
+}

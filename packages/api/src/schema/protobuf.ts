@@ -1,0 +1,340 @@
+/**
+ * The Protobuf view of the schemas: protobufjs message types built by reflection from the `proto` field numbers
+ * of each named schema, and the conversions between an object's JSON form (what every other layer works with)
+ * and its Protobuf form.
+ *
+ * Types are built on first use, for the named schema asked for and everything it references, into one shared
+ * `Root`. A schema that cannot be expressed (a property without a field number, an unknown wire form) fails
+ * then, naming the field, so a mistake in a kind definition shows up the first time its codec is built (the
+ * kind's own round-trip test).
+ *
+ * Wire forms follow Kubernetes' `generated.proto`: `Time`/`MicroTime` are `{int64 seconds = 1; int32 nanos = 2}`,
+ * `Quantity` is `{string string = 1}`, `IntOrString` is `{int64 type = 1; int32 intVal = 2; string strVal = 3}`,
+ * `RawExtension` is `{bytes raw = 1}`, `FieldsV1` is `{bytes Raw = 1}`, `Duration` is `{int64 duration = 1}`.
+ */
+import * as protobuf from 'protobufjs';
+
+import { type AnnotatedSchema, isOptional, resolveRef, type Wire } from './schema';
+
+/** A value in its JSON form, as decoded from untrusted input. */
+type Json = unknown;
+type ProtoObject = Record<string, unknown>;
+
+const root = new protobuf.Root();
+const PKG = 'platform';
+
+function wellKnown(name: string, fields: [string, number, string][]): protobuf.Type {
+  const type = new protobuf.Type(name);
+  for (const [field, id, kind] of fields) type.add(new protobuf.Field(field, id, kind, 'optional'));
+  return type;
+}
+
+const wellKnownNs = root.define(`${PKG}.wire`);
+wellKnownNs.add(
+  wellKnown('Time', [
+    ['seconds', 1, 'int64'],
+    ['nanos', 2, 'int32'],
+  ]),
+);
+wellKnownNs.add(wellKnown('Quantity', [['string', 1, 'string']]));
+wellKnownNs.add(
+  wellKnown('IntOrString', [
+    ['type', 1, 'int64'],
+    ['intVal', 2, 'int32'],
+    ['strVal', 3, 'string'],
+  ]),
+);
+wellKnownNs.add(wellKnown('RawExtension', [['raw', 1, 'bytes']]));
+wellKnownNs.add(wellKnown('FieldsV1', [['Raw', 1, 'bytes']]));
+wellKnownNs.add(wellKnown('Duration', [['duration', 1, 'int64']]));
+wellKnownNs.add(
+  (() => {
+    const tm = new protobuf.Type('TypeMeta');
+    tm.add(new protobuf.Field('apiVersion', 1, 'string', 'optional'));
+    tm.add(new protobuf.Field('kind', 2, 'string', 'optional'));
+    return tm;
+  })(),
+);
+wellKnownNs.add(
+  (() => {
+    const u = new protobuf.Type('Unknown');
+    u.add(new protobuf.Field('typeMeta', 1, 'TypeMeta', 'optional'));
+    u.add(new protobuf.Field('raw', 2, 'bytes', 'optional'));
+    u.add(new protobuf.Field('contentEncoding', 3, 'string', 'optional'));
+    u.add(new protobuf.Field('contentType', 4, 'string', 'optional'));
+    return u;
+  })(),
+);
+
+const WIRE_MESSAGES: Partial<Record<Wire, string>> = {
+  time: 'Time',
+  microtime: 'Time',
+  quantity: 'Quantity',
+  'int-or-string': 'IntOrString',
+  raw: 'RawExtension',
+  fields: 'FieldsV1',
+  duration: 'Duration',
+};
+
+/** The Protobuf message name of a named schema (`io.platform.meta.v1.ObjectMeta` → `platform.io_platform_meta_v1_ObjectMeta`). */
+function messageName(id: string): string {
+  return `${PKG}.${id.replace(/[^A-Za-z0-9]/g, '_')}`;
+}
+
+/** The Protobuf scalar or message type of a (non-array, non-map) value schema. */
+function valueType(s: AnnotatedSchema, where: string, pending: string[]): string {
+  if (s.$ref) {
+    pending.push(s.$ref);
+    return messageName(s.$ref);
+  }
+  const wire = s.wire;
+  if (wire && WIRE_MESSAGES[wire]) return `${PKG}.wire.${WIRE_MESSAGES[wire]}`;
+  if (wire === 'bytes') return 'bytes';
+  if (wire === 'int32') return 'int32';
+  if (wire === 'int64') return 'int64';
+  if (wire === 'double') return 'double';
+  switch (s.type) {
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'bool';
+    case 'integer':
+      return 'int64';
+    case 'number':
+      return 'double';
+  }
+  throw new Error(`${where}: no Protobuf form for this schema (type ${JSON.stringify(s.type)})`);
+}
+
+function build(id: string): protobuf.Type {
+  const name = messageName(id);
+  const existing = root.lookup(name);
+  if (existing) return existing as protobuf.Type;
+  const pending: string[] = [];
+  const schema = resolveRef(id) as unknown as { properties: Record<string, AnnotatedSchema> };
+  const type = new protobuf.Type(name.slice(PKG.length + 1));
+  for (const [prop, s] of Object.entries(schema.properties)) {
+    const where = `${id}.${prop}`;
+    if (s.proto === 0) continue; // JSON only: apiVersion/kind travel in the envelope
+    if (typeof s.proto !== 'number') throw new Error(`${where}: no Protobuf field number`);
+    if (s.type === 'array' && s.wire === undefined) {
+      const items = (s as unknown as { items: AnnotatedSchema }).items;
+      type.add(new protobuf.Field(prop, s.proto, valueType(items, `${where}[]`, pending), 'repeated'));
+    } else if (s.wire === 'map') {
+      const value = (s as unknown as { additionalProperties: AnnotatedSchema }).additionalProperties;
+      type.add(new protobuf.MapField(prop, s.proto, 'string', valueType(value, `${where}{}`, pending)));
+    } else {
+      type.add(new protobuf.Field(prop, s.proto, valueType(s, where, pending), 'optional'));
+    }
+  }
+  root.define(PKG).add(type);
+  for (const dep of pending) build(dep);
+  return type;
+}
+
+/** The protobufjs message type of a named schema, built (with everything it references) on first use. */
+export function protoType(id: string): protobuf.Type {
+  const type = build(id);
+  root.resolveAll();
+  return type;
+}
+
+/** The envelope message `Unknown` of Document 1 ("Protobuf envelope"). */
+export function unknownType(): protobuf.Type {
+  return root.lookupType(`${PKG}.wire.Unknown`);
+}
+
+// ---- JSON form -> Protobuf form -------------------------------------------------------------------------------
+
+const NANOS_PER_MS = 1_000_000;
+
+function timeToProto(v: string): ProtoObject {
+  const ms = Date.parse(v);
+  if (Number.isNaN(ms)) throw new Error(`invalid time ${JSON.stringify(v)}`);
+  const seconds = Math.floor(ms / 1000);
+  // Sub-millisecond digits (MicroTime) are kept from the text, since Date only has milliseconds.
+  const frac = /\.(\d+)/.exec(v)?.[1] ?? '';
+  const nanos = frac ? Number(frac.padEnd(9, '0').slice(0, 9)) : (ms - seconds * 1000) * NANOS_PER_MS;
+  return nanos ? { seconds, nanos } : { seconds };
+}
+
+function valueToProto(s: AnnotatedSchema, v: Json): unknown {
+  if (s.$ref) return toProto(s.$ref, v as ProtoObject);
+  switch (s.wire) {
+    case 'time':
+    case 'microtime':
+      return timeToProto(v as string);
+    case 'quantity':
+      return { string: String(v) };
+    case 'int-or-string':
+      return typeof v === 'number' ? { type: 0, intVal: v } : { type: 1, strVal: v };
+    case 'raw':
+    case 'fields': {
+      const raw = Buffer.from(JSON.stringify(v));
+      return s.wire === 'raw' ? { raw } : { Raw: raw };
+    }
+    case 'bytes':
+      return Buffer.from(v as string, 'base64');
+    case 'duration':
+      return { duration: durationToNanos(v as string) };
+    default:
+      return v;
+  }
+}
+
+/**
+ * Converts an object in its JSON form (already validated against schema `id`) to the plain object protobufjs
+ * encodes for that schema's message type.
+ */
+export function toProto(id: string, obj: ProtoObject): ProtoObject {
+  const schema = resolveRef(id) as unknown as { properties: Record<string, AnnotatedSchema> };
+  const out: ProtoObject = {};
+  for (const [prop, v] of Object.entries(obj)) {
+    const s = schema.properties[prop];
+    if (!s || s.proto === 0 || v === undefined || v === null) continue;
+    if (s.type === 'array' && s.wire === undefined) {
+      const items = (s as unknown as { items: AnnotatedSchema }).items;
+      out[prop] = (v as Json[]).map((x) => valueToProto(items, x));
+    } else if (s.wire === 'map') {
+      const value = (s as unknown as { additionalProperties: AnnotatedSchema }).additionalProperties;
+      const m: ProtoObject = {};
+      for (const [k, x] of Object.entries(v as ProtoObject)) m[k] = valueToProto(value, x);
+      out[prop] = m;
+    } else {
+      out[prop] = valueToProto(s, v);
+    }
+  }
+  return out;
+}
+
+// ---- Protobuf form -> JSON form -------------------------------------------------------------------------------
+
+function num(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (v && typeof v === 'object' && 'toNumber' in v) return (v as { toNumber(): number }).toNumber();
+  return Number(v);
+}
+
+function timeFromProto(v: ProtoObject, micro: boolean): string {
+  const seconds = num(v.seconds ?? 0);
+  const nanos = num(v.nanos ?? 0);
+  const iso = new Date(seconds * 1000).toISOString().slice(0, 19);
+  if (!micro) return `${iso}Z`;
+  return `${iso}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
+}
+
+function isZero(v: unknown): boolean {
+  if (v === '' || v === 0 || v === false) return true;
+  // int64 values may arrive as Long objects.
+  return typeof v === 'object' && v !== null && 'isZero' in v && (v as { isZero(): boolean }).isZero();
+}
+
+function valueFromProto(s: AnnotatedSchema, v: unknown): Json {
+  if (s.$ref) return fromProto(s.$ref, v as ProtoObject);
+  const o = v as ProtoObject;
+  switch (s.wire) {
+    case 'time':
+    case 'microtime':
+      return timeFromProto(o, s.wire === 'microtime');
+    case 'quantity':
+      return (o.string as string | undefined) ?? '0';
+    case 'int-or-string':
+      return num(o.type ?? 0) === 1 ? ((o.strVal as string | undefined) ?? '') : num(o.intVal ?? 0);
+    case 'raw':
+    case 'fields': {
+      const raw = (s.wire === 'raw' ? o.raw : o.Raw) as Uint8Array | undefined;
+      return raw && raw.length ? (JSON.parse(Buffer.from(raw).toString('utf8')) as Json) : {};
+    }
+    case 'bytes':
+      return Buffer.from(v as Uint8Array).toString('base64');
+    case 'duration':
+      return nanosToDuration(num(o.duration ?? 0));
+    case 'int64':
+    case 'int32':
+      return num(v);
+    default:
+      return v;
+  }
+}
+
+/**
+ * Converts a decoded protobufjs message of schema `id` back to the object's JSON form. Zero values of
+ * non-pointer fields are dropped, as Go's `omitempty` would on the JSON side, so an object encoded by a Go client
+ * (which writes every non-pointer field) reads the same as one encoded here.
+ */
+export function fromProto(id: string, msg: ProtoObject): ProtoObject {
+  const schema = resolveRef(id) as unknown as { properties: Record<string, AnnotatedSchema> };
+  const out: ProtoObject = {};
+  for (const prop of Object.keys(msg)) {
+    const s = schema.properties[prop];
+    const v = msg[prop];
+    if (!s || v === undefined || v === null) continue;
+    if (s.type === 'array' && s.wire === undefined) {
+      const items = (s as unknown as { items: AnnotatedSchema }).items;
+      const arr = v as unknown[];
+      if (arr.length === 0) continue;
+      out[prop] = arr.map((x) => valueFromProto(items, x));
+    } else if (s.wire === 'map') {
+      const value = (s as unknown as { additionalProperties: AnnotatedSchema }).additionalProperties;
+      const entries = Object.entries(v as ProtoObject);
+      if (entries.length === 0) continue;
+      const m: ProtoObject = {};
+      for (const [k, x] of entries) m[k] = valueFromProto(value, x);
+      out[prop] = m;
+    } else {
+      if (!s.ptr && isOptional(s) && (isZero(v) || isZeroTime(s, v))) continue;
+      out[prop] = valueFromProto(s, v);
+    }
+  }
+  return out;
+}
+
+/** Go's zero `time.Time` (year 1), which Go clients write for an unset non-pointer `metav1.Time`. */
+const GO_ZERO_TIME_SECONDS = -62135596800;
+
+function isZeroTime(s: AnnotatedSchema, v: unknown): boolean {
+  if (s.wire !== 'time' && s.wire !== 'microtime') return false;
+  const o = v as ProtoObject;
+  return num(o.seconds ?? 0) === GO_ZERO_TIME_SECONDS && num(o.nanos ?? 0) === 0;
+}
+
+// ---- metav1.Duration ------------------------------------------------------------------------------------------
+
+const UNIT_NANOS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+
+function durationToNanos(text: string): number {
+  let rest = text.trim();
+  let sign = 1;
+  if (rest.startsWith('-') || rest.startsWith('+')) {
+    if (rest[0] === '-') sign = -1;
+    rest = rest.slice(1);
+  }
+  if (rest === '0') return 0;
+  let total = 0;
+  const re = /^(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/;
+  if (rest === '') throw new Error(`time: invalid duration ${JSON.stringify(text)}`);
+  while (rest) {
+    const m = re.exec(rest);
+    if (!m) throw new Error(`time: invalid duration ${JSON.stringify(text)}`);
+    total += Number(m[1]) * (UNIT_NANOS[m[2] as string] as number);
+    rest = rest.slice(m[0].length);
+  }
+  return sign * Math.round(total);
+}
+
+function nanosToDuration(ns: number): string {
+  if (ns === 0) return '0s';
+  const sign = ns < 0 ? '-' : '';
+  let n = Math.abs(ns);
+  if (n < 1e9) {
+    if (n < 1e3) return `${sign}${n}ns`;
+    if (n < 1e6) return `${sign}${n / 1e3}µs`;
+    return `${sign}${n / 1e6}ms`;
+  }
+  const h = Math.floor(n / 3600e9);
+  n -= h * 3600e9;
+  const m = Math.floor(n / 60e9);
+  n -= m * 60e9;
+  const s = n / 1e9;
+  return `${sign}${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
+}
