@@ -12,4 +12,4 @@ export * from './codec/codec';
 export * from './status/errors';
 export * from './table/table';
 export * from './openapi/openapi';
-export * from './kinds/core/v1/config-map';
+export * from './kinds';
