@@ -1,2 +1,5 @@
-/** The @platform/common package. */
-export const PACKAGE = '@platform/common';
+/** The @platform/common package: the component base shared by every daemon. */
+export * from './logging/config';
+export * from './logging/format';
+export * from './logging/logger';
+export * from './logging/create-logging';

@@ -1,0 +1,222 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+
+import { type LoggingConfig, defaultLoggingConfig } from './config';
+import { createLogging } from './create-logging';
+import { formatTextValue } from './format';
+
+process.env.TZ = 'UTC';
+
+// 2026-11-22T10:00:00.123456Z
+const T0 = Date.UTC(2026, 10, 22, 10, 0, 0) + 123.456;
+
+class Capture extends Writable {
+  readonly chunks: string[] = [];
+  override _write(chunk: Buffer, _e: BufferEncoding, cb: () => void): void {
+    this.chunks.push(chunk.toString());
+    cb();
+  }
+  get text(): string {
+    return this.chunks.join('');
+  }
+}
+
+function setup(over: Partial<LoggingConfig> = {}, callSite = true) {
+  const stderr = new Capture();
+  const logging = createLogging({
+    config: { ...defaultLoggingConfig(), ...over },
+    stderr,
+    now: () => T0,
+    pid: 1234,
+    ...(callSite ? { callSite: () => ({ file: '/src/pkg/server/file.ts', line: 42 }) } : {}),
+  });
+  return { stderr, logging, log: logging.logger };
+}
+
+describe('klog text format', () => {
+  it('writes exact structured lines with header, quoted message and key="value" pairs', async () => {
+    const { stderr, logging, log } = setup();
+    log.info('Finished syncing', { key: 'default/web', durationMs: 12.5, ok: true });
+    log.warn('Slow "watch"', { resource: 'pods' });
+    log.error('Sync failed', { err: new Error('connection refused\nretrying'), attempt: 3 });
+    log.info('no fields');
+    await logging.close();
+    expect(stderr.text).toBe(
+      [
+        'I1122 10:00:00.123456    1234 file.ts:42] "Finished syncing" key="default/web" durationMs=12.5 ok=true',
+        'W1122 10:00:00.123456    1234 file.ts:42] "Slow \\"watch\\"" resource="pods"',
+        'E1122 10:00:00.123456    1234 file.ts:42] "Sync failed" err="connection refused\\nretrying" attempt=3',
+        'I1122 10:00:00.123456    1234 file.ts:42] "no fields"',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('renders values as klog does', () => {
+    expect(formatTextValue('a')).toBe('"a"');
+    expect(formatTextValue(3)).toBe('3');
+    expect(formatTextValue(false)).toBe('false');
+    expect(formatTextValue(null)).toBe('<nil>');
+    expect(formatTextValue(undefined)).toBe('<nil>');
+    expect(formatTextValue({ a: 1 })).toBe('{"a":1}');
+    expect(formatTextValue(new Date(T0))).toBe('"2026-11-22T10:00:00.123Z"');
+    expect(formatTextValue('tab\there \u0001')).toBe('"tab\\there \\x01"');
+  });
+
+  it('adds child logger names and fields, nested with a slash', async () => {
+    const { stderr, logging, log } = setup();
+    log.child('scheduler', { node: 'n1' }).child('queue').info('Popped', { pod: 'p' });
+    await logging.close();
+    expect(stderr.text).toBe(
+      'I1122 10:00:00.123456    1234 file.ts:42] "Popped" logger="scheduler/queue" node="n1" pod="p"\n',
+    );
+  });
+
+  it('honours --skip-headers and --add-dir-header', async () => {
+    const a = setup({ skipHeaders: true });
+    a.log.info('hello', { n: 1 });
+    await a.logging.close();
+    expect(a.stderr.text).toBe('"hello" n=1\n');
+    const b = setup({ addDirHeader: true });
+    b.log.info('hello');
+    await b.logging.close();
+    expect(b.stderr.text).toBe('I1122 10:00:00.123456    1234 server/file.ts:42] "hello"\n');
+  });
+
+  it('captures the real call site when no override is given', async () => {
+    const { stderr, logging, log } = setup({}, false);
+    log.info('where');
+    log.v(0).info('verbose where');
+    log.child('c').warn('child where');
+    await logging.close();
+    const lines = stderr.text.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    for (const l of lines) expect(l).toMatch(/^[IW]1122 10:00:00\.123456 {4} {4}1234 logger\.test\.ts:\d+\] /);
+  });
+
+  it('filters by -v and --vmodule', async () => {
+    const a = setup({ verbosity: 2 });
+    a.log.v(2).info('two');
+    a.log.v(3).info('three');
+    a.log.debug('debug is v4');
+    expect(a.log.v(2).enabled).toBe(true);
+    expect(a.log.v(3).enabled).toBe(false);
+    await a.logging.close();
+    expect(a.stderr.text).toBe('I1122 10:00:00.123456    1234 file.ts:42] "two"\n');
+
+    // The call site comes from the real stack: this file is logger.test.ts.
+    const b = setup({ verbosity: 0, vmodule: [{ pattern: 'logger.te*', level: 5 }] }, false);
+    b.log.v(5).info('five');
+    b.log.v(6).info('six');
+    const c = setup({ verbosity: 0, vmodule: [{ pattern: 'other', level: 5 }] }, false);
+    c.log.v(5).info('five');
+    await b.logging.close();
+    await c.logging.close();
+    expect(b.stderr.text).toMatch(/^I1122 10:00:00\.123456 {4} {4}1234 logger\.test\.ts:\d+\] "five"\n$/);
+    expect(c.stderr.text).toBe('');
+  });
+
+  it('appends a stack trace at --log-backtrace-at', async () => {
+    const { stderr, logging, log } = setup({ backtraceAt: { file: 'file.ts', line: 42 } });
+    log.info('traced');
+    await logging.close();
+    expect(stderr.text.split('\n')[0]).toBe('I1122 10:00:00.123456    1234 file.ts:42] "traced"');
+    expect(stderr.text.split('\n')[1]).toMatch(/^\s+at /);
+  });
+
+  it('redacts sensitive fields with --experimental-logging-sanitization', async () => {
+    const { stderr, logging, log } = setup({ sanitization: true, skipHeaders: true });
+    log.info('login', { user: 'bob', password: 'hunter2', bearerToken: 'abc' });
+    await logging.close();
+    expect(stderr.text).toBe('"login" user="bob" password="[REDACTED]" bearerToken="[REDACTED]"\n');
+  });
+});
+
+describe('JSON format', () => {
+  it('writes one JSON object per line like Kubernetes', async () => {
+    const { stderr, logging, log } = setup({ format: 'json' });
+    log.child('ctrl').info('Finished syncing', { key: 'a/b', durationMs: 3 });
+    log.v(0).info('verbose zero');
+    log.error('Sync failed', { err: new Error('boom') });
+    await logging.close();
+    expect(stderr.text).toBe(
+      [
+        '{"ts":1795341600123.456,"msg":"Finished syncing","v":0,"logger":"ctrl","key":"a/b","durationMs":3}',
+        '{"ts":1795341600123.456,"msg":"verbose zero","v":0}',
+        '{"ts":1795341600123.456,"msg":"Sync failed","err":"boom"}',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('log files', () => {
+  it('routes lines by severity into --log-dir files with klog names, headers and symlinks', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'logdir-'));
+    const { stderr, logging, log } = setup({ logToStderr: false, logDir: dir });
+    log.info('info line');
+    log.warn('warn line');
+    log.error('error line');
+    await logging.close();
+    const info = readFileSync(join(dir, readlinkSync(join(dir, 'platform.INFO'))), 'utf8');
+    const warning = readFileSync(join(dir, readlinkSync(join(dir, 'platform.WARNING'))), 'utf8');
+    const error = readFileSync(join(dir, readlinkSync(join(dir, 'platform.ERROR'))), 'utf8');
+    expect(info).toMatch(/^Log file created at: 2026\/11\/22 10:00:00\n/);
+    expect(info).toContain('Log line format: [IWEF]mmdd hh:mm:ss.uuuuuu threadid file:line] msg\n');
+    expect(info).toContain('"info line"');
+    expect(info).toContain('"warn line"');
+    expect(info).toContain('"error line"');
+    expect(warning).not.toContain('"info line"');
+    expect(warning).toContain('"error line"');
+    expect(error).toContain('"error line"');
+    expect(error).not.toContain('"warn line"');
+    // Only ERROR reaches standard error at the default threshold.
+    expect(stderr.text).toBe('E1122 10:00:00.123456    1234 file.ts:42] "error line"\n');
+    expect(readdirSync(dir).filter((f) => f.includes('.log.INFO.20261122-100000.1234'))).toHaveLength(1);
+  });
+
+  it('writes each line only to its own severity with --one-output and everything to stderr with --alsologtostderr', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'logdir-'));
+    const { stderr, logging, log } = setup({
+      logToStderr: false,
+      logDir: dir,
+      oneOutput: true,
+      alsoLogToStderr: true,
+      skipLogHeaders: true,
+    });
+    log.info('info line');
+    log.error('error line');
+    await logging.close();
+    const info = readFileSync(join(dir, readlinkSync(join(dir, 'platform.INFO'))), 'utf8');
+    expect(info).toBe('I1122 10:00:00.123456    1234 file.ts:42] "info line"\n');
+    expect(stderr.text.split('\n')).toHaveLength(3);
+  });
+
+  it('rotates --log-file at --log-file-max-size and keeps the lines in order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'logfile-'));
+    const file = join(dir, 'x.log');
+    // 1 MB limit; each flush of ~0.3 MB goes to the current file until it would overflow.
+    const { logging, log } = setup({
+      logToStderr: false,
+      logFile: file,
+      logFileMaxSizeMB: 1,
+      skipLogHeaders: true,
+      skipHeaders: true,
+    });
+    const big = 'x'.repeat(1000);
+    for (let i = 0; i < 3000; i++) log.info('line', { i, big });
+    await logging.close();
+    expect(statSync(file).size).toBeLessThanOrEqual(1024 * 1024);
+    expect(statSync(`${file}.1`).size).toBeLessThanOrEqual(1024 * 1024);
+    // ~3 MB in 1 MB files: x.log.3 (oldest) … x.log.
+    expect(existsSync(`${file}.4`)).toBe(false);
+    const all = [`${file}.3`, `${file}.2`, `${file}.1`, file].map((f) => readFileSync(f, 'utf8')).join('');
+    const indexes = all
+      .trim()
+      .split('\n')
+      .map((l) => Number(/ i=(\d+) /.exec(l)![1]));
+    expect(indexes).toEqual(Array.from({ length: 3000 }, (_, i) => i));
+  });
+});
