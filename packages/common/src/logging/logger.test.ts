@@ -93,7 +93,7 @@ describe('klog text format', () => {
     await logging.close();
     const lines = stderr.text.trim().split('\n');
     expect(lines).toHaveLength(3);
-    for (const l of lines) expect(l).toMatch(/^[IW]1122 10:00:00\.123456 {4} {4}1234 logger\.test\.ts:\d+\] /);
+    for (const l of lines) expect(l).toMatch(/^[IW]1122 10:00:00\.123456 {4}1234 logger\.test\.ts:\d+\] /);
   });
 
   it('filters by -v and --vmodule', async () => {
@@ -114,7 +114,7 @@ describe('klog text format', () => {
     c.log.v(5).info('five');
     await b.logging.close();
     await c.logging.close();
-    expect(b.stderr.text).toMatch(/^I1122 10:00:00\.123456 {4} {4}1234 logger\.test\.ts:\d+\] "five"\n$/);
+    expect(b.stderr.text).toMatch(/^I1122 10:00:00\.123456 {4}1234 logger\.test\.ts:\d+\] "five"\n$/);
     expect(c.stderr.text).toBe('');
   });
 
