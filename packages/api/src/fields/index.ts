@@ -1,0 +1,2 @@
+/** Field selectors: the `fieldSelector` syntax, escaping, matching and per-kind supported fields. */
+export * from './selector';
