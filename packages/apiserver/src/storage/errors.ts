@@ -6,7 +6,8 @@
  * module registries (never `instanceof`). The registry translates codes to API `Status` errors in one place:
  * KeyNotFound → 404, KeyExists → 409 AlreadyExists, Conflict → 409, InvalidObject → 500 (or 409 for failed
  * preconditions), Compacted → 410 Expired, RevisionTooLarge → 504 with Retry-After, TooLarge → 413, Unreachable and
- * Timeout → 503/504, Unsupported → 500 (a bug: an operation the backend does not implement).
+ * Timeout → 503/504, Unsupported → 500 (a bug: an operation the backend does not implement), InvalidRequest → 400
+ * (a malformed continue token, resourceVersion or option combination).
  */
 import { type KeyValue, type Revision } from './interface';
 
@@ -21,7 +22,8 @@ export type StorageErrorCode =
   | 'Compacted'
   | 'RevisionTooLarge'
   | 'TooLarge'
-  | 'Unsupported';
+  | 'Unsupported'
+  | 'InvalidRequest';
 
 const BRAND = Symbol.for('@platform/apiserver/storage/StorageError');
 
@@ -129,4 +131,14 @@ export function invalidObject(key: string, message: string, cause?: unknown): St
 /** The backend does not implement the operation or option (only what the API server issues is implemented). */
 export function unsupported(message: string): StorageError {
   return new StorageError('Unsupported', `unsupported storage operation: ${message}`);
+}
+
+/** The request's options are malformed or contradict each other (HTTP 400). */
+export function invalidRequest(message: string): StorageError {
+  return new StorageError('InvalidRequest', message);
+}
+
+/** A precondition (uid or resourceVersion) did not hold on the stored object (HTTP 409, as in Kubernetes). */
+export function preconditionFailed(key: string, message: string): StorageError {
+  return new StorageError('InvalidObject', `Precondition failed: ${message}`, { key });
 }

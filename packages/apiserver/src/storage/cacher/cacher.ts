@@ -1,0 +1,437 @@
+/**
+ * The watch cache of one resource (model: apiserver `pkg/storage/cacher/cacher.go`, `watch_cache.go`).
+ *
+ * One `Cacher` per resource sits in front of a `Storage`. It lists the resource once, then keeps ONE watch on the
+ * underlying storage (with bookmarks) that feeds every client watch. It holds:
+ * - the current state, keyed and kept sorted by key, so lists (also paginated, also under a namespace) are served
+ *   from memory in key order;
+ * - a ring of recent events: at least `capacity` events (`--watch-cache-sizes` / `--default-watch-cache-size`), and
+ *   every event younger than `eventWindowMs` even beyond that, up to `maxCapacity`.
+ *
+ * It serves: watches from a recent resourceVersion (older than the ring → Compacted, i.e. 410 "too old resource
+ * version"); resourceVersion=0 gets and lists; "not older than N" gets and lists once it has caught up to N (it waits
+ * at most `waitTimeoutMs`, then throws RevisionTooLarge, which the API turns into 504 + Retry-After). Everything else
+ * (unversioned reads, Exact and continued lists, limited lists at N) and every write goes to the underlying storage
+ * (`pkg/storage/cacher/delegator.go`). Bookmarks: every progress of the underlying watch is passed on to client
+ * watches that allow bookmarks.
+ *
+ * Invariant: events are applied to the state, appended to the ring and fanned out in one synchronous step, and a
+ * client watch subscribes and takes its replay from the ring in one synchronous step, so no event is lost or doubled.
+ */
+import { type ApiObject } from '../api-object';
+import { compacted, isStorageError, keyNotFound, revisionTooLarge, unreachable } from '../errors';
+import { EventQueue } from '../event-queue';
+import { type Revision } from '../interface';
+import {
+  encodeContinue,
+  parseResourceVersion,
+  type ApiObjectList,
+  type DeleteOptions,
+  type GetOptions,
+  type ListOptions,
+  type Predicate,
+  type Storage,
+  type UpdateFn,
+  type UpdateOptions,
+  type Watch,
+  type WatchEvent,
+  type WatchOptions,
+} from '../storage';
+
+/** Options of `Cacher`. */
+export interface CacherOptions {
+  /** The resource's key prefix, e.g. `/registry/pods/` (ends with '/'). */
+  resourcePrefix: string;
+  /** The storage key of an object (namespace/name layout under the prefix by default). */
+  keyOf?: (obj: ApiObject) => string;
+  /** Events kept at least (`--watch-cache-sizes`, `--default-watch-cache-size`). Default 100. */
+  capacity?: number;
+  /** Events younger than this are kept even beyond `capacity`, ms. Default 75000. */
+  eventWindowMs?: number;
+  /** Hard cap of the ring. Default max(10 × capacity, 10000). */
+  maxCapacity?: number;
+  /** How long a "not older than" read waits for the cache to catch up, ms. Default 3000. */
+  waitTimeoutMs?: number;
+  /** Injected clock (ms). */
+  now?: () => number;
+  /** Delay before re-listing after the underlying watch failed, ms. Default 1000. */
+  relistDelayMs?: number;
+}
+
+interface CachedEvent {
+  rv: Revision;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  key: string;
+  object: ApiObject;
+  prevObject?: ApiObject;
+  time: number;
+}
+
+interface ClientWatch {
+  prefix: string;
+  exact: boolean;
+  predicate: Predicate;
+  bookmarks: boolean;
+  queue: EventQueue<WatchEvent>;
+  sentRv: Revision;
+}
+
+function rvOf(obj: ApiObject): Revision {
+  return BigInt(obj.metadata?.resourceVersion ?? '0');
+}
+
+/** The watch cache of one resource; see the module comment. Call `start()` before use and `stop()` at shutdown. */
+export class Cacher implements Storage {
+  private readonly prefix: string;
+  private readonly keyOf: (obj: ApiObject) => string;
+  private readonly capacity: number;
+  private readonly maxCapacity: number;
+  private readonly windowMs: number;
+  private readonly waitTimeoutMs: number;
+  private readonly now: () => number;
+  private readonly state = new Map<string, ApiObject>();
+  private sortedKeys: string[] = [];
+  private ring: CachedEvent[] = [];
+  private ringHead = 0;
+  /** Watches may start at any revision ≥ this one (the initial list's, or the last evicted event's). */
+  private oldestRv: Revision = 0n;
+  /** The revision the cache reflects. */
+  private rv: Revision = 0n;
+  private ready = false;
+  private readonly watchers = new Set<ClientWatch>();
+  private readonly waiters = new Set<() => void>();
+  private underlying: Watch | undefined;
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly storage: Storage,
+    options: CacherOptions,
+  ) {
+    this.prefix = options.resourcePrefix.endsWith('/') ? options.resourcePrefix : `${options.resourcePrefix}/`;
+    this.keyOf =
+      options.keyOf ??
+      ((obj): string => {
+        const m = obj.metadata ?? {};
+        return m.namespace ? `${this.prefix}${m.namespace}/${m.name ?? ''}` : `${this.prefix}${m.name ?? ''}`;
+      });
+    this.capacity = options.capacity ?? 100;
+    this.maxCapacity = options.maxCapacity ?? Math.max(this.capacity * 10, 10000);
+    this.windowMs = options.eventWindowMs ?? 75000;
+    this.waitTimeoutMs = options.waitTimeoutMs ?? 3000;
+    this.now = options.now ?? Date.now;
+    this.relistDelayMs = options.relistDelayMs ?? 1000;
+  }
+
+  private readonly relistDelayMs: number;
+
+  /** Starts listing and watching; resolves once the first list is in (the cache is ready). */
+  async start(): Promise<void> {
+    await this.relist();
+    this.loop = this.run();
+  }
+
+  /** Stops the underlying watch and ends every client watch. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.underlying?.stop();
+    for (const w of this.watchers) w.queue.end();
+    this.watchers.clear();
+    await this.loop;
+  }
+
+  /** True once the cache holds a complete list. */
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  /** The revision the cache reflects (for tests and metrics). */
+  get revision(): Revision {
+    return this.rv;
+  }
+
+  private async relist(): Promise<void> {
+    const list = await this.storage.list(this.prefix, {});
+    this.state.clear();
+    for (const obj of list.items) this.state.set(this.keyOf(obj), obj);
+    this.sortedKeys = [...this.state.keys()].sort(compareKeys);
+    this.ring = [];
+    this.ringHead = 0;
+    this.rv = BigInt(list.resourceVersion);
+    this.oldestRv = this.rv;
+    this.ready = true;
+    this.underlying = this.storage.watch(this.prefix, {
+      recursive: true,
+      resourceVersion: list.resourceVersion,
+      allowBookmarks: true,
+    });
+    this.wakeWaiters();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        for await (const ev of this.underlying!) this.apply(ev);
+        if (this.stopped) return;
+        throw unreachable('underlying watch ended');
+      } catch (e) {
+        if (this.stopped) return;
+        // The underlying history is gone (or the store failed): client watches cannot be continued exactly.
+        this.ready = false;
+        const err = isStorageError(e, 'Compacted') ? e : compacted(this.rv, this.rv);
+        for (const w of this.watchers) w.queue.fail(err);
+        this.watchers.clear();
+        for (;;) {
+          await new Promise((r) => setTimeout(r, this.relistDelayMs));
+          if (this.stopped) return;
+          try {
+            await this.relist();
+            break;
+          } catch {
+            // keep trying; reads meanwhile wait and time out
+          }
+        }
+      }
+    }
+  }
+
+  private apply(ev: WatchEvent): void {
+    const rv = rvOf(ev.object);
+    if (ev.type === 'BOOKMARK') {
+      if (rv > this.rv) this.rv = rv;
+      for (const w of this.watchers) {
+        if (w.bookmarks && this.rv >= w.sentRv) {
+          w.queue.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: this.rv.toString() } } });
+          w.sentRv = this.rv;
+        }
+      }
+      this.wakeWaiters();
+      return;
+    }
+    const key = this.keyOf(ev.object);
+    const prevObject = this.state.get(key);
+    if (ev.type === 'DELETED') {
+      this.state.delete(key);
+      const i = lowerBound(this.sortedKeys, key);
+      if (this.sortedKeys[i] === key) this.sortedKeys.splice(i, 1);
+    } else {
+      if (!prevObject) {
+        const i = lowerBound(this.sortedKeys, key);
+        this.sortedKeys.splice(i, 0, key);
+      }
+      this.state.set(key, ev.object);
+    }
+    const cached: CachedEvent = { rv, type: ev.type, key, object: ev.object, prevObject, time: this.now() };
+    this.ring.push(cached);
+    this.evict();
+    this.rv = rv;
+    for (const w of this.watchers) this.deliver(w, cached);
+    this.wakeWaiters();
+  }
+
+  private evict(): void {
+    const now = this.now();
+    while (this.ring.length - this.ringHead > this.capacity) {
+      const first = this.ring[this.ringHead]!;
+      if (now - first.time < this.windowMs && this.ring.length - this.ringHead <= this.maxCapacity) break;
+      this.oldestRv = first.rv;
+      this.ring[this.ringHead] = undefined as unknown as CachedEvent;
+      this.ringHead++;
+    }
+    if (this.ringHead > 1024 && this.ringHead * 2 > this.ring.length) {
+      this.ring = this.ring.slice(this.ringHead);
+      this.ringHead = 0;
+    }
+  }
+
+  private deliver(w: ClientWatch, e: CachedEvent): void {
+    if (w.exact ? e.key !== w.prefix : !e.key.startsWith(w.prefix)) return;
+    let out: WatchEvent | undefined;
+    // A DELETED event's object is the last state, already carrying the deletion revision.
+    const cur = e.type !== 'DELETED' && w.predicate(e.object);
+    const prev = e.type === 'DELETED' ? w.predicate(e.object) : e.prevObject !== undefined && w.predicate(e.prevObject);
+    if (e.type === 'DELETED') {
+      if (prev) out = { type: 'DELETED', object: e.object };
+    } else if (cur && prev) out = { type: 'MODIFIED', object: e.object };
+    else if (cur) out = { type: 'ADDED', object: e.object };
+    else if (prev) out = { type: 'DELETED', object: e.object };
+    if (out) {
+      w.queue.push(structuredClone(out));
+      w.sentRv = e.rv;
+    }
+  }
+
+  private wakeWaiters(): void {
+    for (const w of [...this.waiters]) w();
+  }
+
+  /** Waits until the cache is ready and has reached `rv`; RevisionTooLarge after waitTimeoutMs. */
+  private async waitUntilFresh(rv: Revision): Promise<void> {
+    if (this.ready && this.rv >= rv) return;
+    const deadline = this.now() + this.waitTimeoutMs;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => {
+          this.waiters.delete(check);
+          reject(revisionTooLarge(rv, this.rv));
+        },
+        Math.max(0, deadline - this.now()),
+      );
+      const check = (): void => {
+        if (this.ready && this.rv >= rv) {
+          clearTimeout(timer);
+          this.waiters.delete(check);
+          resolve();
+        }
+      };
+      this.waiters.add(check);
+    });
+  }
+
+  // ---- reads served from memory, or delegated ----
+
+  /** See `Storage.get`: resourceVersion unset goes to storage; '0' and 'N' are served from memory. */
+  async get(key: string, opts: GetOptions = {}): Promise<ApiObject> {
+    const rv = parseResourceVersion(opts.resourceVersion);
+    if (rv === undefined) return this.storage.get(key, opts);
+    await this.waitUntilFresh(rv);
+    const obj = this.state.get(key);
+    if (!obj) throw keyNotFound(key);
+    return structuredClone(obj);
+  }
+
+  /** See `Storage.list`: served from memory for resourceVersion '0' and "not older than N" (see the module comment). */
+  async list(prefix: string, opts: ListOptions = {}): Promise<ApiObjectList> {
+    const rv = parseResourceVersion(opts.resourceVersion);
+    const delegate =
+      rv === undefined ||
+      opts.continue ||
+      opts.resourceVersionMatch === 'Exact' ||
+      (opts.limit !== undefined && rv !== 0n) ||
+      !prefix.startsWith(this.prefix.slice(0, -1));
+    if (delegate) return this.storage.list(prefix, opts);
+    if (opts.limit !== undefined && (!Number.isSafeInteger(opts.limit) || opts.limit <= 0)) {
+      return this.storage.list(prefix, opts); // the storage reports the bad limit
+    }
+    await this.waitUntilFresh(rv);
+    const dir = prefix.endsWith('/') ? prefix : `${prefix}/`;
+    const readRv = this.rv;
+    const items: ApiObject[] = [];
+    const limit = opts.limit;
+    let i = lowerBound(this.sortedKeys, dir);
+    let lastKey: string | undefined;
+    for (; i < this.sortedKeys.length; i++) {
+      const key = this.sortedKeys[i]!;
+      if (!key.startsWith(dir)) break;
+      const obj = this.state.get(key)!;
+      if (opts.predicate && !opts.predicate(obj)) continue;
+      if (limit !== undefined && items.length === limit) {
+        return {
+          items,
+          resourceVersion: readRv.toString(),
+          continue: encodeContinue(readRv, `${lastKey!.slice(dir.length)}\0`),
+        };
+      }
+      items.push(structuredClone(obj));
+      lastKey = key;
+    }
+    return { items, resourceVersion: readRv.toString() };
+  }
+
+  /** See `Storage.watch`: served from the ring and the live event stream. */
+  watch(key: string, opts: WatchOptions = {}): Watch {
+    const recursive = opts.recursive === true;
+    const prefix = recursive && !key.endsWith('/') ? `${key}/` : key;
+    const queue = new EventQueue<WatchEvent>();
+    const w: ClientWatch = {
+      prefix,
+      exact: !recursive,
+      predicate: opts.predicate ?? ((): boolean => true),
+      bookmarks: opts.allowBookmarks === true,
+      queue,
+      sentRv: 0n,
+    };
+    const stop = (): void => {
+      this.watchers.delete(w);
+      queue.end();
+    };
+    const begin = async (): Promise<void> => {
+      const rv = parseResourceVersion(opts.resourceVersion) ?? 0n;
+      if (rv !== 0n) await this.waitUntilFresh(rv);
+      else await this.waitUntilFresh(0n);
+      if (queue.isEnded) return;
+      // Synchronous from here: snapshot (state or ring) and subscription happen in one step.
+      if (rv === 0n) {
+        for (let i = lowerBound(this.sortedKeys, prefix); i < this.sortedKeys.length; i++) {
+          const k = this.sortedKeys[i]!;
+          if (recursive ? !k.startsWith(prefix) : k !== prefix) break;
+          const obj = this.state.get(k)!;
+          if (w.predicate(obj)) queue.push({ type: 'ADDED', object: structuredClone(obj) });
+        }
+        w.sentRv = this.rv;
+      } else {
+        if (rv < this.oldestRv) throw compacted(rv, this.oldestRv, key);
+        for (let i = this.ringHead; i < this.ring.length; i++) {
+          const e = this.ring[i]!;
+          if (e.rv > rv) this.deliver(w, e);
+        }
+        if (w.sentRv < rv) w.sentRv = rv;
+      }
+      this.watchers.add(w);
+    };
+    begin().catch((e: unknown) => queue.fail(e));
+    const watch: Watch = {
+      stop,
+      [Symbol.asyncIterator]: () => {
+        const it = queue[Symbol.asyncIterator]();
+        return {
+          next: () => it.next(),
+          return: async (v?: unknown) => {
+            stop();
+            return { done: true, value: v as undefined };
+          },
+        };
+      },
+    };
+    return watch;
+  }
+
+  // ---- writes and health go to the underlying storage ----
+
+  /** See `Storage.create` (delegated). */
+  create(key: string, obj: ApiObject, opts?: { ttlSeconds?: number }): Promise<ApiObject> {
+    return this.storage.create(key, obj, opts);
+  }
+
+  /** See `Storage.guaranteedUpdate` (delegated). */
+  guaranteedUpdate(key: string, tryUpdate: UpdateFn, opts?: UpdateOptions): Promise<ApiObject> {
+    return this.storage.guaranteedUpdate(key, tryUpdate, opts);
+  }
+
+  /** See `Storage.delete` (delegated). */
+  delete(key: string, opts?: DeleteOptions): Promise<ApiObject> {
+    return this.storage.delete(key, opts);
+  }
+
+  /** See `Storage.readinessCheck`: the store answers and the cache holds a complete list. */
+  async readinessCheck(): Promise<void> {
+    await this.storage.readinessCheck();
+    if (!this.ready) throw unreachable(`watch cache for ${this.prefix} is not ready`);
+  }
+}
+
+/** Byte-order comparison of keys (UTF-16 order equals UTF-8 byte order for BMP keys, which storage keys are). */
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function lowerBound(keys: string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (keys[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

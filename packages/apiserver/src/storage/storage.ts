@@ -1,0 +1,427 @@
+/**
+ * The typed `Storage` (STYLE.md §3.1; model: apiserver `pkg/storage/interfaces.go` and `pkg/storage/etcd3/store.go`):
+ * API objects in, API objects out, over any backend `Store`, through an injected `Codec`.
+ *
+ * - Objects are stored without `metadata.resourceVersion`; every object returned carries the key's modRevision as
+ *   a decimal string (`resourceVersion`), and every list its read revision.
+ * - `guaranteedUpdate` owns the read-modify-write loop: on a compare-and-swap conflict it retries with the value the
+ *   conflict carried (no extra read). Nothing above storage writes its own retry loop.
+ * - Lists follow the resourceVersion/resourceVersionMatch table of Document 1; continue tokens carry the revision of
+ *   the first page and the next key (compacted revision → Compacted, i.e. 410 "continue token expired").
+ * - An undecodable stored value is an InvalidObject error naming its key, for get, list and watch alike (as in
+ *   Kubernetes 1.21: a list does not silently drop an object it cannot read).
+ */
+import { type ApiObject, type Codec } from './api-object';
+import {
+  invalidObject,
+  invalidRequest,
+  isStorageError,
+  keyNotFound,
+  preconditionFailed,
+  revisionTooLarge,
+  type StorageError,
+} from './errors';
+import { EventQueue } from './event-queue';
+import { type KeyValue, type Revision, type Store, type StoreEvent } from './interface';
+
+/** Options of `Storage.get`. */
+export interface GetOptions {
+  /** '' / unset: the latest; '0': any (the cacher serves it from memory); 'N': not older than N. */
+  resourceVersion?: string;
+}
+
+/** A filter on objects (label and field selectors compile to one). */
+export type Predicate = (obj: ApiObject) => boolean;
+
+/** Options of `Storage.list`. */
+export interface ListOptions {
+  resourceVersion?: string;
+  resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  /** Most items to return (positive integer). */
+  limit?: number;
+  /** The continue token of the previous page. */
+  continue?: string;
+  /** Only objects for which this is true are returned (and counted towards `limit`). */
+  predicate?: Predicate;
+}
+
+/** A page of objects. */
+export interface ApiObjectList {
+  items: ApiObject[];
+  /** The revision the list was read at. */
+  resourceVersion: string;
+  /** Token for the next page; undefined at the end. */
+  continue?: string;
+  /** Items after this page (only when known exactly: no predicate). */
+  remainingItemCount?: number;
+}
+
+/** Conditions that must hold on the stored object for an update or delete (HTTP 409 otherwise). */
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+/** Computes the new object from the current one. May mutate and return its argument (a private copy). */
+export type UpdateFn = (current: ApiObject) => ApiObject | Promise<ApiObject>;
+
+/** Options of `Storage.guaranteedUpdate`. */
+export interface UpdateOptions {
+  preconditions?: Preconditions;
+  /** Create the object when absent (`tryUpdate` then receives `{}`). */
+  ignoreNotFound?: boolean;
+  ttlSeconds?: number;
+}
+
+/** Options of `Storage.delete`. */
+export interface DeleteOptions {
+  preconditions?: Preconditions;
+  /** Called with the current object before deleting; throw to refuse. Runs again on every retry. */
+  validateDeletion?: (current: ApiObject) => void | Promise<void>;
+}
+
+/** Options of `Storage.watch`. */
+export interface WatchOptions {
+  /** unset / '0': current state as ADDED, then changes; 'N': changes after N. */
+  resourceVersion?: string;
+  /** Watch every key under `key` (which then ends with '/'); otherwise exactly `key`. */
+  recursive?: boolean;
+  /** Send BOOKMARK events (progress). */
+  allowBookmarks?: boolean;
+  predicate?: Predicate;
+}
+
+/** A watch event. BOOKMARK objects carry only `metadata.resourceVersion`. */
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+  object: ApiObject;
+}
+
+/** A running watch: iterate it; `stop()` ends it (idempotent). Errors (Compacted → 410) are thrown by the iterator. */
+export interface Watch extends AsyncIterable<WatchEvent> {
+  stop(): void;
+}
+
+/** Typed storage of API objects (see the module comment). */
+export interface Storage {
+  /** Creates the object at `key`. KeyExists if present; InvalidObject if it carries a resourceVersion. */
+  create(key: string, obj: ApiObject, opts?: { ttlSeconds?: number }): Promise<ApiObject>;
+  /** Reads the object at `key`. KeyNotFound if absent; RevisionTooLarge if the store is older than asked. */
+  get(key: string, opts?: GetOptions): Promise<ApiObject>;
+  /** Lists objects under `prefix` (a directory: ends with '/'). */
+  list(prefix: string, opts?: ListOptions): Promise<ApiObjectList>;
+  /** Read-modify-write with retries on conflict (see the module comment). */
+  guaranteedUpdate(key: string, tryUpdate: UpdateFn, opts?: UpdateOptions): Promise<ApiObject>;
+  /** Deletes the object; returns its last state with resourceVersion = the deletion revision. */
+  delete(key: string, opts?: DeleteOptions): Promise<ApiObject>;
+  /** Watches `key` (or every key under it with `recursive`). */
+  watch(key: string, opts?: WatchOptions): Watch;
+  /** Throws when the backing store does not answer in time. */
+  readinessCheck(): Promise<void>;
+}
+
+/** Parses a resourceVersion parameter; InvalidRequest for anything but a non-negative decimal integer. */
+export function parseResourceVersion(rv: string | undefined): Revision | undefined {
+  if (rv === undefined || rv === '') return undefined;
+  if (!/^(0|[1-9][0-9]{0,18})$/.test(rv)) throw invalidRequest(`invalid resourceVersion: ${JSON.stringify(rv)}`);
+  return BigInt(rv);
+}
+
+/** Encodes a continue token: the read revision and the next key relative to the list prefix. */
+export function encodeContinue(revision: Revision, nextKeyRelative: string): string {
+  const json = JSON.stringify({ v: 'meta.platform/v1', rv: revision.toString(), start: nextKeyRelative });
+  return Buffer.from(json).toString('base64url');
+}
+
+/** Decodes a continue token; InvalidRequest if it is malformed. */
+export function decodeContinue(token: string): { revision: Revision; start: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidRequest('continue key is not valid: not base64-encoded JSON');
+  }
+  const p = parsed as { v?: unknown; rv?: unknown; start?: unknown };
+  if (typeof p !== 'object' || p === null || p.v !== 'meta.platform/v1') {
+    throw invalidRequest(
+      'continue key is not valid: incorrect encoded start resourceVersion (version meta.platform/v1)',
+    );
+  }
+  if (typeof p.rv !== 'string' || !/^[1-9][0-9]{0,18}$/.test(p.rv)) {
+    throw invalidRequest('continue key is not valid: incorrect encoded start resourceVersion');
+  }
+  if (typeof p.start !== 'string' || p.start.startsWith('/') || p.start.split('/').includes('..')) {
+    throw invalidRequest('continue key is not valid: invalid start key');
+  }
+  return { revision: BigInt(p.rv), start: p.start };
+}
+
+function withRv(obj: ApiObject, rv: Revision): ApiObject {
+  obj.metadata = { ...(obj.metadata ?? {}), resourceVersion: rv.toString() };
+  return obj;
+}
+
+function withoutRv(obj: ApiObject): ApiObject {
+  if (obj.metadata?.resourceVersion === undefined) return obj;
+  const { resourceVersion: _drop, ...meta } = obj.metadata;
+  return { ...obj, metadata: meta };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+
+/** Checks preconditions on `current` (with resourceVersion set). */
+export function checkPreconditions(key: string, pre: Preconditions | undefined, current: ApiObject): void {
+  if (!pre) return;
+  if (pre.uid !== undefined && pre.uid !== current.metadata?.uid) {
+    throw preconditionFailed(
+      key,
+      `UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata?.uid ?? ''}`,
+    );
+  }
+  if (pre.resourceVersion !== undefined && pre.resourceVersion !== current.metadata?.resourceVersion) {
+    throw preconditionFailed(
+      key,
+      `ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata?.resourceVersion ?? ''}`,
+    );
+  }
+}
+
+/** Options of `StoreStorage`. */
+export interface StoreStorageOptions {
+  /** Health check time-out (`--store-healthcheck-timeout`), ms. Default 2000. */
+  healthcheckTimeoutMs?: number;
+  /** Most keys read per page when a predicate filters a limited list. Default 500. */
+  listPageSize?: number;
+}
+
+/** `Storage` over a backend `Store` and a `Codec`. */
+export class StoreStorage implements Storage {
+  constructor(
+    readonly store: Store,
+    private readonly codec: Codec,
+    private readonly options: StoreStorageOptions = {},
+  ) {}
+
+  /** Decodes a stored value; InvalidObject naming the key when the codec fails. */
+  decode(kv: KeyValue, rv: Revision = kv.modRevision): ApiObject {
+    let obj: ApiObject;
+    try {
+      obj = this.codec.decode(kv.value, kv.key);
+    } catch (e) {
+      throw invalidObject(kv.key, `cannot decode stored object: ${e instanceof Error ? e.message : String(e)}`, e);
+    }
+    if (typeof obj !== 'object' || obj === null) throw invalidObject(kv.key, 'decoded value is not an object');
+    return withRv(obj, rv);
+  }
+
+  private encode(obj: ApiObject, key: string): Uint8Array {
+    if (typeof obj !== 'object' || obj === null) throw invalidObject(key, 'not an object');
+    return this.codec.encode(withoutRv(obj));
+  }
+
+  /** See `Storage.create`. */
+  async create(key: string, obj: ApiObject, opts: { ttlSeconds?: number } = {}): Promise<ApiObject> {
+    if (obj?.metadata?.resourceVersion)
+      throw invalidObject(key, 'resourceVersion should not be set on objects to be created');
+    const kv = await this.store.create(key, this.encode(obj, key), opts);
+    return this.decode(kv);
+  }
+
+  /** See `Storage.get`. */
+  async get(key: string, opts: GetOptions = {}): Promise<ApiObject> {
+    const min = parseResourceVersion(opts.resourceVersion);
+    const kv = await this.store.get(key);
+    if (min !== undefined && min > 0n) {
+      const cur = await this.store.currentRevision();
+      if (cur < min) throw revisionTooLarge(min, cur);
+    }
+    if (!kv) throw keyNotFound(key);
+    return this.decode(kv);
+  }
+
+  /** See `Storage.list`. */
+  async list(prefix: string, opts: ListOptions = {}): Promise<ApiObjectList> {
+    if (!prefix.endsWith('/')) prefix += '/';
+    const rv = parseResourceVersion(opts.resourceVersion);
+    const match = opts.resourceVersionMatch;
+    if (match !== undefined && match !== 'NotOlderThan' && match !== 'Exact') {
+      throw invalidRequest(`unknown resourceVersionMatch ${String(match)}`);
+    }
+    if (match !== undefined && rv === undefined) {
+      throw invalidRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
+    }
+    if (opts.limit !== undefined && (!Number.isSafeInteger(opts.limit) || opts.limit <= 0)) {
+      throw invalidRequest(`limit must be a positive integer, got ${String(opts.limit)}`);
+    }
+    let at: Revision | undefined;
+    let startKey: string | undefined;
+    if (opts.continue) {
+      if (match !== undefined) throw invalidRequest('resourceVersionMatch is forbidden for continue');
+      if (rv !== undefined && rv !== 0n) {
+        throw invalidRequest('specifying resource version is not allowed when using continue');
+      }
+      const c = decodeContinue(opts.continue);
+      at = c.revision;
+      startKey = prefix + c.start;
+    } else if (rv !== undefined && rv !== 0n) {
+      if (match === 'Exact' || (match === undefined && opts.limit !== undefined)) at = rv;
+      else {
+        const cur = await this.store.currentRevision();
+        if (cur < rv) throw revisionTooLarge(rv, cur);
+      }
+    } else if (match === 'Exact') {
+      throw invalidRequest('resourceVersionMatch "Exact" is forbidden for resourceVersion "0"');
+    }
+    const items: ApiObject[] = [];
+    const pred = opts.predicate;
+    const limit = opts.limit;
+    const pageSize = limit === undefined ? undefined : pred ? Math.max(limit, this.options.listPageSize ?? 500) : limit;
+    for (;;) {
+      const page = await this.store.list(prefix, { at, limit: pageSize, startKey });
+      at = page.revision;
+      let lastKey: string | undefined;
+      for (const kv of page.kvs) {
+        lastKey = kv.key;
+        const obj = this.decode(kv);
+        if (pred && !pred(obj)) continue;
+        items.push(obj);
+        if (limit !== undefined && items.length === limit) break;
+      }
+      const stoppedEarly = lastKey !== undefined && lastKey !== page.kvs[page.kvs.length - 1]?.key;
+      const more = page.more || stoppedEarly;
+      if (limit !== undefined && items.length >= limit && more) {
+        const out: ApiObjectList = {
+          items,
+          resourceVersion: at.toString(),
+          continue: encodeContinue(at, `${lastKey!.slice(prefix.length)}\0`),
+        };
+        if (!pred) out.remainingItemCount = page.count - page.kvs.length;
+        return out;
+      }
+      if (!more || lastKey === undefined) return { items, resourceVersion: at.toString() };
+      startKey = `${lastKey}\0`;
+    }
+  }
+
+  private async currentKv(key: string): Promise<KeyValue | undefined> {
+    return this.store.get(key);
+  }
+
+  /** See `Storage.guaranteedUpdate`. */
+  async guaranteedUpdate(key: string, tryUpdate: UpdateFn, opts: UpdateOptions = {}): Promise<ApiObject> {
+    let kv = await this.currentKv(key);
+    for (;;) {
+      if (!kv && !opts.ignoreNotFound) throw keyNotFound(key);
+      const current = kv ? this.decode(kv) : {};
+      if (kv) checkPreconditions(key, opts.preconditions, current);
+      const updated = await tryUpdate(structuredClone(current));
+      const data = this.encode(updated, key);
+      if (kv && sameBytes(data, kv.value) && opts.ttlSeconds === undefined) return current;
+      try {
+        const written = kv
+          ? await this.store.update(key, data, kv.modRevision, { ttlSeconds: opts.ttlSeconds })
+          : await this.store.create(key, data, { ttlSeconds: opts.ttlSeconds });
+        return this.decode(written);
+      } catch (e) {
+        if (isStorageError(e, 'Conflict')) kv = (e as StorageError).current;
+        else if (isStorageError(e, 'KeyExists') || isStorageError(e, 'KeyNotFound')) kv = await this.currentKv(key);
+        else throw e;
+      }
+    }
+  }
+
+  /** See `Storage.delete`. */
+  async delete(key: string, opts: DeleteOptions = {}): Promise<ApiObject> {
+    let kv = await this.currentKv(key);
+    for (;;) {
+      if (!kv) throw keyNotFound(key);
+      const current = this.decode(kv);
+      checkPreconditions(key, opts.preconditions, current);
+      await opts.validateDeletion?.(structuredClone(current));
+      try {
+        const deleted = await this.store.delete(key, kv.modRevision);
+        return this.decode(deleted, deleted.deleteRevision);
+      } catch (e) {
+        if (isStorageError(e, 'Conflict')) kv = (e as StorageError).current;
+        else throw e;
+      }
+    }
+  }
+
+  /** See `Storage.watch`. */
+  watch(key: string, opts: WatchOptions = {}): Watch {
+    const recursive = opts.recursive === true;
+    if (recursive && !key.endsWith('/')) key += '/';
+    const rv = parseResourceVersion(opts.resourceVersion);
+    const out = new EventQueue<WatchEvent>();
+    const ac = new AbortController();
+    const matches = (k: string): boolean => (recursive ? k.startsWith(key) : k === key);
+    const pred = opts.predicate ?? ((): boolean => true);
+    const run = async (): Promise<void> => {
+      let after = rv ?? 0n;
+      if (rv === undefined || rv === 0n) {
+        // Current state as ADDED, then changes after the revision of that read.
+        const initial = recursive ? await this.store.list(key) : await this.store.list(key, { limit: 1 });
+        after = initial.revision;
+        for (const kv of initial.kvs) {
+          if (!matches(kv.key)) continue;
+          const obj = this.decode(kv);
+          if (pred(obj)) out.push({ type: 'ADDED', object: obj });
+        }
+      }
+      for await (const ev of this.store.watch(key, after, ac.signal, {
+        progressNotify: opts.allowBookmarks === true,
+      })) {
+        const we = this.toWatchEvent(ev, matches, pred);
+        if (we) out.push(we);
+      }
+    };
+    run().then(
+      () => out.end(),
+      (e: unknown) => out.fail(e),
+    );
+    const iterable: Watch = {
+      stop: () => {
+        ac.abort();
+        out.end();
+      },
+      [Symbol.asyncIterator]: () => {
+        const it = out[Symbol.asyncIterator]();
+        return {
+          next: () => it.next(),
+          return: async (v?: unknown) => {
+            iterable.stop();
+            return { done: true, value: v as undefined };
+          },
+        };
+      },
+    };
+    return iterable;
+  }
+
+  private toWatchEvent(ev: StoreEvent, matches: (k: string) => boolean, pred: Predicate): WatchEvent | undefined {
+    if (ev.type === 'progress')
+      return { type: 'BOOKMARK', object: { metadata: { resourceVersion: ev.revision.toString() } } };
+    if (ev.type === 'delete') {
+      if (!matches(ev.key)) return undefined;
+      const prev = this.decode(ev.prevKv, ev.revision);
+      return pred(prev) ? { type: 'DELETED', object: prev } : undefined;
+    }
+    if (!matches(ev.kv.key)) return undefined;
+    const cur = this.decode(ev.kv);
+    const curMatch = pred(cur);
+    if (!ev.prevKv) return curMatch ? { type: 'ADDED', object: cur } : undefined;
+    const prevMatch = pred(this.decode(ev.prevKv));
+    if (curMatch && prevMatch) return { type: 'MODIFIED', object: cur };
+    if (curMatch) return { type: 'ADDED', object: cur };
+    if (prevMatch) return { type: 'DELETED', object: cur };
+    return undefined;
+  }
+
+  /** See `Storage.readinessCheck`. */
+  async readinessCheck(): Promise<void> {
+    await this.store.check(this.options.healthcheckTimeoutMs ?? 2000);
+  }
+}
