@@ -57,6 +57,26 @@ export interface SqliteStoreOptions {
   maxBatchOps?: number;
 }
 
+/**
+ * Every read the store issues (main thread, read-only connection). Exported so that a test can check their query
+ * plans: none may scan the log.
+ */
+export const READ_SQL = {
+  revision: `SELECT seq FROM sqlite_sequence WHERE name = 'kine'`,
+  compactRevision: `SELECT value FROM meta WHERE key = 'compact_revision'`,
+  getCurrent: `SELECT k.* FROM current c JOIN kine k ON k.id = c.id WHERE c.name = ?`,
+  getAt: `SELECT * FROM kine WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`,
+  listCurrent: `SELECT k.* FROM current c JOIN kine k ON k.id = c.id WHERE c.name >= ? AND c.name < ? ORDER BY c.name LIMIT ?`,
+  countCurrent: `SELECT COUNT(*) AS n FROM current WHERE name >= ? AND name < ?`,
+  listAt: `SELECT k.* FROM (SELECT name, MAX(id) AS mid FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) m
+    JOIN kine k ON k.id = m.mid WHERE k.deleted = 0 ORDER BY m.name LIMIT ?`,
+  countAt: `SELECT COUNT(*) AS n FROM (SELECT name, MAX(id) AS mid FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) m
+    JOIN kine k ON k.id = m.mid WHERE k.deleted = 0`,
+  replay: `SELECT * FROM kine WHERE id > ? AND id <= ? AND name >= ? AND name < ? ORDER BY id`,
+  pageCount: `PRAGMA page_count`,
+  pageSize: `PRAGMA page_size`,
+} as const;
+
 /** Sorts after every key: U+10FFFF encodes as F4 8F BF BF, above any byte a UTF-8 key can start with. */
 const KEY_MAX = '\u{10FFFF}'.repeat(4);
 
@@ -133,7 +153,7 @@ export class SqliteStore implements Store {
   private closed = false;
   private broken: StorageError | undefined;
   private readonly timers: NodeJS.Timeout[] = [];
-  private readonly stmts;
+  private readonly stmts: Record<keyof typeof READ_SQL, Database.Statement>;
   private exited: Promise<void>;
 
   private constructor(
@@ -147,28 +167,9 @@ export class SqliteStore implements Store {
   ) {
     this.dispatched = revision;
     this.exited = new Promise((res) => worker.once('exit', () => res()));
-    const r = readDb;
-    this.stmts = {
-      revision: r.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'kine'`),
-      compactRevision: r.prepare(`SELECT value FROM meta WHERE key = 'compact_revision'`),
-      getCurrent: r.prepare(`SELECT k.* FROM current c JOIN kine k ON k.id = c.id WHERE c.name = ?`),
-      getAt: r.prepare(`SELECT * FROM kine WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`),
-      listCurrent: r.prepare(
-        `SELECT k.* FROM current c JOIN kine k ON k.id = c.id WHERE c.name >= ? AND c.name < ? ORDER BY c.name LIMIT ?`,
-      ),
-      countCurrent: r.prepare(`SELECT COUNT(*) AS n FROM current WHERE name >= ? AND name < ?`),
-      listAt: r.prepare(
-        `SELECT k.* FROM (SELECT name, MAX(id) AS mid FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) m
-         JOIN kine k ON k.id = m.mid WHERE k.deleted = 0 ORDER BY m.name LIMIT ?`,
-      ),
-      countAt: r.prepare(
-        `SELECT COUNT(*) AS n FROM (SELECT name, MAX(id) AS mid FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) m
-         JOIN kine k ON k.id = m.mid WHERE k.deleted = 0`,
-      ),
-      replay: r.prepare(`SELECT * FROM kine WHERE id > ? AND id <= ? AND name >= ? AND name < ? ORDER BY id`),
-      pageCount: r.prepare(`PRAGMA page_count`),
-      pageSize: r.prepare(`PRAGMA page_size`),
-    };
+    this.stmts = Object.fromEntries(
+      Object.entries(READ_SQL).map(([name, sql]) => [name, readDb.prepare(sql)]),
+    ) as Record<keyof typeof READ_SQL, Database.Statement>;
     worker.on('message', (m: WriterMessage) => this.onMessage(m));
     worker.on('error', (e) => this.breakDown(unreachable(`sqlite writer failed: ${e.message}`, e)));
     worker.on('exit', (code) => {
