@@ -13,3 +13,26 @@ export * from './status/errors';
 export * from './table/table';
 export * from './openapi/openapi';
 export * from './kinds';
+/** Field errors, as Go's `field` package: `field.invalid(path, value, detail)`, `field.required(path)`, ... */
+export * as field from './validation/field-errors';
+export {
+  type FieldError,
+  type FieldErrorType,
+  FieldPath,
+  aggregateMessage,
+  fieldErrorBody,
+  fieldErrorToString,
+} from './validation/field-errors';
+export * from './validation/names';
+export * from './validation/object-meta';
+export * from './labels/selector';
+export {
+  type LabelSelectorOperator,
+  labelSelectorAsSelector,
+  formatLabelSelector,
+  matchesLabelSelector,
+  parseToLabelSelector,
+  validateLabelSelector,
+  validateLabelSelectorRequirement,
+} from './labels/label-selector';
+export * from './fields';

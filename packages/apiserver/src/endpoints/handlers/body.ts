@@ -1,0 +1,93 @@
+/**
+ * Reading and decoding request bodies: the size limit (413), the content type (415), the syntax (400), the
+ * apiVersion and kind (400 when they name another type), and the schema (400 listing every wrong field), then the
+ * kind's defaults. What comes out is a well-typed object of the endpoint's kind.
+ */
+import { type IncomingMessage } from 'node:http';
+
+import { type ApiObject, badRequest, decodeInto, isCodecError, type Kind, requestEntityTooLarge } from '@platform/api';
+import * as yaml from 'js-yaml';
+
+import { type Format, negotiateInput } from '../negotiation/negotiate';
+import { type Serializers } from '../responses/writers';
+
+/** Kubernetes' limit on request bodies: 3 MiB. */
+export const DEFAULT_MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+
+/** Reads the whole body, failing with 413 as soon as it exceeds `limit` bytes. */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    throw requestEntityTooLarge(`limit is ${limit}`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const b = chunk as Buffer;
+    size += b.length;
+    if (size > limit) throw requestEntityTooLarge(`limit is ${limit}`);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** Parses a body in a format into a plain value (no schema yet). */
+export function parseBody(body: Buffer, format: Format, s: Serializers): unknown {
+  if (body.length === 0) throw badRequest('the request body is empty');
+  switch (format) {
+    case 'json':
+      try {
+        return JSON.parse(body.toString('utf8'));
+      } catch (err) {
+        throw badRequest(`the body of the request is not valid JSON: ${(err as Error).message}`);
+      }
+    case 'yaml':
+      try {
+        return yaml.load(body.toString('utf8'), { json: true });
+      } catch (err) {
+        throw badRequest(`the body of the request is not valid YAML: ${(err as Error).message.split('\n')[0] ?? ''}`);
+      }
+    case 'protobuf':
+      try {
+        return s.protobuf.decode(body);
+      } catch (err) {
+        if (isCodecError(err)) throw badRequest(`the body of the request is not valid Protobuf: ${err.message}`);
+        throw err;
+      }
+  }
+}
+
+/**
+ * Checks a parsed value as an object of `kind`: apiVersion and kind must name it when present (they are filled in
+ * when absent), the schema must hold, then defaults are applied.
+ */
+export function decodeObject(value: unknown, kind: Kind): ApiObject {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw badRequest(`the body of the request must be a ${kind.kind} object`);
+  }
+  const obj = value as ApiObject;
+  if (obj.apiVersion !== undefined && obj.apiVersion !== kind.apiVersion) {
+    throw badRequest(
+      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${kind.apiVersion})`,
+    );
+  }
+  if (obj.kind !== undefined && obj.kind !== kind.kind) {
+    throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${kind.kind})`);
+  }
+  const r = decodeInto<ApiObject>(kind.schema.$id as string, obj);
+  if (!r.ok) {
+    throw badRequest(
+      `${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}: ${r.errors.join('; ')}`,
+    );
+  }
+  r.value.apiVersion = kind.apiVersion;
+  r.value.kind = kind.kind;
+  kind.spec.defaults?.(r.value as never);
+  return r.value;
+}
+
+/** Reads, parses and decodes the body of a create or update. */
+export async function readObject(req: IncomingMessage, kind: Kind, s: Serializers, limit: number): Promise<ApiObject> {
+  const format = negotiateInput(req.headers['content-type']);
+  return decodeObject(parseBody(await readBody(req, limit), format, s), kind);
+}

@@ -1,0 +1,56 @@
+/**
+ * What every handler of one resource (or subresource) needs: its storage, kind, serializers, columns, admission
+ * and limits. Built once per resource by the installer.
+ */
+import { type ApiObject, type Kind, type TableColumn } from '@platform/api';
+
+import { type RequestContext, type RestStorage } from '../../registry/rest/rest';
+import { type InternalErrorLogger, type Serializers } from '../responses/writers';
+
+/** Admission as handlers see it: mutation before the registry, validation passed to it as a callback. */
+export interface Admission {
+  /** Mutating admission of a create or update (may change `obj`). */
+  admit(
+    ctx: RequestContext,
+    op: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT',
+    obj: ApiObject | undefined,
+    old: ApiObject | undefined,
+    scope: RequestScope,
+    dryRun: boolean,
+  ): Promise<void>;
+  /** Validating admission (must not change anything). */
+  validate(
+    ctx: RequestContext,
+    op: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT',
+    obj: ApiObject | undefined,
+    old: ApiObject | undefined,
+    scope: RequestScope,
+    dryRun: boolean,
+  ): Promise<void>;
+}
+
+/** Admission that admits everything (until the admission chain of the security issue is configured). */
+export const ALWAYS_ADMIT: Admission = {
+  admit: async () => {},
+  validate: async () => {},
+};
+
+/** The scope of one resource's handlers. */
+export interface RequestScope {
+  /** The kind the endpoint reads and writes (for subresources like scale, the subresource's kind). */
+  kind: Kind;
+  /** The resource name in paths. */
+  resource: string;
+  /** '' for the main resource. */
+  subresource: string;
+  storage: RestStorage;
+  serializers: Serializers;
+  columns: TableColumn<ApiObject>[];
+  admission: Admission;
+  /** The largest request body accepted (413 beyond). */
+  maxRequestBodyBytes: number;
+  /** Watches last a random time between this and twice it unless `timeoutSeconds` asks for less. */
+  minRequestTimeoutSeconds: number;
+  now(): number;
+  logBug?: InternalErrorLogger;
+}

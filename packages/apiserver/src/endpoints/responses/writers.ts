@@ -1,0 +1,83 @@
+/**
+ * Writing responses: objects in the negotiated format, and every error as a `Status` (model: apiserver
+ * `pkg/endpoints/handlers/responsewriters`). Nothing else in the handlers writes to the response.
+ */
+import { type ServerResponse } from 'node:http';
+
+import {
+  type ApiObject,
+  errorToStatus,
+  isStatusError,
+  jsonCodec,
+  type ProtobufCodec,
+  type Status,
+} from '@platform/api';
+import * as yaml from 'js-yaml';
+
+import { type Format } from '../negotiation/negotiate';
+
+/** Serializers shared by every handler of a server. */
+export interface Serializers {
+  protobuf: ProtobufCodec;
+}
+
+/** Serializes an object in a format (`pretty` indents JSON as Kubernetes does with `?pretty=true`). */
+export function serialize(obj: ApiObject | Status, format: Format, s: Serializers, pretty = false): Buffer {
+  switch (format) {
+    case 'json':
+      return pretty ? Buffer.from(`${JSON.stringify(obj, null, 2)}\n`) : jsonCodec.encode(obj as ApiObject);
+    case 'yaml':
+      return Buffer.from(yaml.dump(obj, { noRefs: true, lineWidth: -1 }));
+    case 'protobuf':
+      return s.protobuf.encode(obj as ApiObject);
+  }
+}
+
+const CONTENT_TYPE: Record<Format, string> = {
+  json: 'application/json',
+  yaml: 'application/yaml',
+  protobuf: 'application/vnd.platform.protobuf',
+};
+
+/** Writes an object with a status code. */
+export function writeObject(
+  res: ServerResponse,
+  code: number,
+  obj: ApiObject | Status,
+  format: Format,
+  s: Serializers,
+  pretty = false,
+): void {
+  const body = serialize(obj, format, s, pretty);
+  res.statusCode = code;
+  res.setHeader('Content-Type', CONTENT_TYPE[format]);
+  res.setHeader('Content-Length', body.length);
+  res.end(body);
+}
+
+/** A hook for errors that are bugs (not StatusErrors): the server logs them. */
+export type InternalErrorLogger = (err: unknown) => void;
+
+/**
+ * Writes any thrown value as a Status: a StatusError as it is, anything else as a 500 InternalError (reported to
+ * `logBug`, since it is a bug). `Retry-After` is set from `details.retryAfterSeconds`. The format is the negotiated
+ * one when known, else JSON.
+ */
+export function writeError(
+  res: ServerResponse,
+  err: unknown,
+  s: Serializers,
+  format: Format = 'json',
+  logBug?: InternalErrorLogger,
+): void {
+  if (!isStatusError(err)) logBug?.(err);
+  const status = errorToStatus(err).status;
+  if (res.headersSent) {
+    // The response already started (a stream): the connection is all that can be ended.
+    res.destroy();
+    return;
+  }
+  const retry = status.details?.retryAfterSeconds;
+  if (retry && retry > 0) res.setHeader('Retry-After', String(retry));
+  writeObject(res, status.code, status, format, s);
+}

@@ -1,0 +1,59 @@
+/**
+ * The one place storage errors become API errors (model: apiserver `pkg/storage/errors/storage.go`). Anything that
+ * is neither a StorageError nor already a StatusError passes through, and the handler turns it into a 500.
+ */
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  type GroupResource,
+  internalError,
+  isStatusError,
+  notFound,
+  requestEntityTooLarge,
+  resourceExpired,
+  serverTimeout,
+  timeout,
+} from '@platform/api';
+
+import { isStorageError } from '../../storage/errors';
+
+/** Seconds a client is told to wait before retrying when storage is unreachable or too slow. */
+const STORAGE_RETRY_SECONDS = 2;
+
+/**
+ * Translates an error from storage for a request on `gr`/`name` (`operation` names the verb in ServerTimeout
+ * messages). Returns what to throw.
+ */
+export function interpretStorageError(err: unknown, gr: GroupResource, name: string, operation: string): unknown {
+  if (isStatusError(err) || !isStorageError(err)) return err;
+  switch (err.code) {
+    case 'KeyNotFound':
+      return notFound(gr, name);
+    case 'KeyExists':
+      return alreadyExists(gr, name);
+    case 'Conflict':
+      return conflict(
+        gr,
+        name,
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
+    case 'Unreachable':
+    case 'Timeout':
+      return serverTimeout(gr, operation, STORAGE_RETRY_SECONDS);
+    case 'Compacted':
+      return resourceExpired(`The resourceVersion for the provided ${operation} is too old.`);
+    case 'RevisionTooLarge':
+      return timeout(`Too large resource version: ${err.message}`, 1);
+    case 'TooLarge':
+      return requestEntityTooLarge(err.message);
+    case 'InvalidRequest':
+      return badRequest(err.message);
+    case 'InvalidObject':
+      // Storage reports failed preconditions this way; Kubernetes answers them with 409.
+      if (err.message.startsWith('Precondition failed')) return conflict(gr, name, err.message);
+      return internalError(err);
+    default:
+      return internalError(err);
+  }
+}
