@@ -43,7 +43,7 @@ export class LineStreamTransport extends TransportBase {
 }
 
 /** Inputs of {@link createLogging}; tests inject the clock, pid, streams and call site. */
-export interface LoggingOptions {
+export interface CreateLoggingOptions {
   config: LoggingConfig;
   /** Program name for `--log-dir` file names (`platform-apiserver`). */
   program?: string;
@@ -66,7 +66,7 @@ export interface Logging {
 }
 
 /** Builds loggers for `o.config`. Throws when a log directory or file cannot be created. */
-export function createLogging(o: LoggingOptions): Logging {
+export function createLogging(o: CreateLoggingOptions): Logging {
   const c = o.config;
   const now = o.now ?? (() => performance.timeOrigin + performance.now());
   const pid = o.pid ?? process.pid;

@@ -9,6 +9,8 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 
+// @peculiar/x509 resolves its algorithms through tsyringe, which needs the Reflect metadata polyfill loaded first.
+import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 
 /** A loaded certificate chain and its private key, ready for Node's `tls`. */

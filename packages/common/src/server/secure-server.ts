@@ -1,0 +1,342 @@
+/**
+ * The HTTPS server every daemon runs (Kubernetes' `GenericAPIServer` serving part): an express app on
+ * `https.createServer` with SNI, serving `/healthz`, `/livez`, `/readyz` (and `/<endpoint>/<check>`), `/metrics`,
+ * `/version` and, with profiling, `/debug/pprof/`.
+ *
+ * Routing order: the in-flight tracker; then whatever the daemon adds to {@link SecureServer.app} before `start()`
+ * (the API server mounts its handler chain there); then the built-in routes; then the not-found fallback.
+ *
+ * Graceful shutdown (`shutdown()`, or SIGTERM/SIGINT after `installSignalHandlers()`): `/readyz` fails at once
+ * (check `shutdown`), then after the shutdown delay the listener stops accepting, {@link SecureServer.signal} aborts
+ * (long-running requests such as watches and the daemon's loops end on it), in-flight requests drain (bounded by
+ * the drain timeout, then connections are closed), and the shutdown hooks run in reverse registration order.
+ */
+import { once } from 'node:events';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
+import { createSecureContext, type SecureContext, type SecureContextOptions } from 'node:tls';
+
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  Router,
+} from 'express';
+
+import { type Logger } from '../logging/logger';
+import { MetricsRegistry } from '../metrics/registry';
+import { type SecureServingInfo } from '../options/secure-serving-options';
+import { type CertKeyPair } from '../tls/cert-key';
+import { normalizeIP } from '../tls/sni';
+import { type VersionInfo, getVersionInfo } from '../version/version';
+
+import { type HealthCheck, HealthRegistry, PING_CHECK, installHealthEndpoint, namedCheck } from './health';
+import { abortableDelay, installProfiling } from './profiling';
+
+/** What a {@link SecureServer} is built from. */
+export interface SecureServerOptions {
+  serving: SecureServingInfo;
+  logger: Logger;
+  /** Default: a registry with Node's default process metrics. */
+  metrics?: MetricsRegistry;
+  enableProfiling?: boolean;
+  versionInfo?: VersionInfo;
+  /** When given, the `log` check flushes it (Kubernetes' `LogHealthz`). */
+  logging?: { flush(): void };
+  /** Time between failing `/readyz` and closing the listener (`--shutdown-delay-duration`). Default 0. */
+  shutdownDelayMs?: number;
+  /** Longest wait for in-flight requests before connections are closed. Default 60 s. */
+  drainTimeoutMs?: number;
+  /** Replaces the 404 fallback (the API server answers with a `Status`). */
+  notFound?: RequestHandler;
+  /** Injected waiting (tests). */
+  delay?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** A listen or startup failure, naming the address. */
+export class ServingError extends Error {
+  readonly isServingError = true;
+}
+
+type Hook = (signal: AbortSignal) => Promise<void> | void;
+
+/** The HTTPS server of a daemon. Configure (routes, checks, hooks) before `start()`; call `start()` once. */
+export class SecureServer {
+  /** Add routes and middleware here before `start()`; they run before the built-in routes. */
+  readonly app: Express;
+  readonly health = new HealthRegistry();
+  readonly metrics: MetricsRegistry;
+  private readonly log: Logger;
+  private readonly controller = new AbortController();
+  private readonly postStartHooks: { name: string; hook: Hook }[] = [];
+  private readonly shutdownHooks: { name: string; hook: () => Promise<void> | void }[] = [];
+  private readonly delay: (ms: number, signal: AbortSignal) => Promise<void>;
+  private front: NetServer | undefined;
+  private servers: HttpsServer[] = [];
+  private inFlight = 0;
+  private drained: (() => void) | undefined;
+  private isShuttingDown = false;
+  private shutdownPromise: Promise<void> | undefined;
+  private started = false;
+
+  constructor(private readonly o: SecureServerOptions) {
+    this.log = o.logger;
+    this.metrics = o.metrics ?? new MetricsRegistry();
+    this.delay = o.delay ?? abortableDelay;
+    this.app = express();
+    this.app.disable('x-powered-by');
+    this.app.set('etag', false);
+    this.app.use(this.trackInFlight);
+    this.health.addHealthChecks(PING_CHECK);
+    if (o.logging) {
+      const logging = o.logging;
+      this.health.addHealthChecks(namedCheck('log', () => logging.flush()));
+    }
+  }
+
+  /** Aborted when shutdown begins draining: long-running handlers and loops stop on it. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** True from the moment shutdown starts. */
+  get shuttingDown(): boolean {
+    return this.isShuttingDown;
+  }
+
+  /**
+   * Registers a hook run after the server listens; until it resolves, the check `poststarthook/<name>` fails
+   * ("not finished") on all three endpoints. A hook that fails keeps its check failing with its error (logged).
+   * Throws on a duplicate name or after `start()`.
+   */
+  addPostStartHook(name: string, hook: Hook): void {
+    if (this.started) throw new Error(`cannot add post-start hook ${JSON.stringify(name)} after the server started`);
+    if (this.postStartHooks.some((h) => h.name === name))
+      throw new Error(`post-start hook ${JSON.stringify(name)} is already registered`);
+    this.postStartHooks.push({ name, hook });
+  }
+
+  /** Registers a hook run at the end of shutdown (reverse registration order), e.g. closing storage. */
+  addShutdownHook(name: string, hook: () => Promise<void> | void): void {
+    this.shutdownHooks.push({ name, hook });
+  }
+
+  /** The bound address, after `start()`. */
+  address(): AddressInfo {
+    const a = this.front?.address();
+    if (!a || typeof a === 'string') throw new Error('server is not listening');
+    return a;
+  }
+
+  private readonly trackInFlight = (_req: Request, res: Response, next: NextFunction): void => {
+    this.inFlight++;
+    if (this.isShuttingDown) res.setHeader('Connection', 'close');
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      this.inFlight--;
+      if (this.inFlight === 0) this.drained?.();
+    };
+    res.on('finish', finish);
+    res.on('close', finish);
+    next();
+  };
+
+  private contextOptions(pair: CertKeyPair): SecureContextOptions {
+    const s = this.o.serving;
+    return {
+      cert: pair.certPem,
+      key: pair.keyPem,
+      ...(s.ciphers !== undefined ? { ciphers: s.ciphers } : {}),
+      ...(s.minVersion !== undefined ? { minVersion: s.minVersion } : {}),
+    };
+  }
+
+  private installBuiltins(): void {
+    const router = Router();
+    const postStart = this.postStartHooks.map(({ name, hook }) => {
+      let state: { done: boolean; err?: Error } = { done: false };
+      const check: HealthCheck = namedCheck(`poststarthook/${name}`, () => {
+        if (state.err) throw state.err;
+        if (!state.done) throw new Error('not finished');
+      });
+      return { name, hook, check, finish: (err?: Error) => (state = err ? { done: false, err } : { done: true }) };
+    });
+    this.health.addHealthChecks(...postStart.map((p) => p.check));
+    this.health.addReadyzChecks(
+      namedCheck('shutdown', () => {
+        if (this.isShuttingDown) throw new Error('process is shutting down');
+      }),
+    );
+    installHealthEndpoint(router, 'healthz', () => this.health.healthz, this.log);
+    installHealthEndpoint(router, 'livez', () => this.health.livez, this.log);
+    installHealthEndpoint(router, 'readyz', () => this.health.readyz, this.log);
+    router.get('/metrics', (_req, res) => {
+      void this.metrics.exposition().then(
+        ({ contentType, body }) => res.type(contentType).send(body),
+        (err: unknown) => {
+          this.log.error('Collecting metrics failed', { err });
+          res.status(500).type('text/plain; charset=utf-8').send('error collecting metrics\n');
+        },
+      );
+    });
+    const version = this.o.versionInfo ?? getVersionInfo();
+    router.get('/version', (_req, res) => {
+      res.type('application/json').send(`${JSON.stringify(version, null, 2)}\n`);
+    });
+    if (this.o.enableProfiling) installProfiling(router, this.signal, this.delay);
+    this.app.use(router);
+    this.app.use(
+      this.o.notFound ??
+        ((_req: Request, res: Response) => {
+          res.status(404).type('text/plain; charset=utf-8').send('404 page not found\n');
+        }),
+    );
+    this.runPostStartHooks = () => {
+      for (const p of postStart) {
+        void (async () => {
+          try {
+            await p.hook(this.signal);
+            p.finish();
+          } catch (err) {
+            const e = err instanceof Error ? err : new Error(String(err));
+            p.finish(e);
+            this.log.error('Post-start hook failed', { hook: p.name, err: e });
+          }
+        })();
+      }
+    };
+  }
+
+  private runPostStartHooks: () => void = () => {};
+
+  /**
+   * Listens on the configured address and runs the post-start hooks. Resolves with the bound address. Throws
+   * {@link ServingError} when the address cannot be bound (e.g. in use).
+   */
+  async start(): Promise<AddressInfo> {
+    if (this.started) throw new Error('server already started');
+    this.started = true;
+    this.installBuiltins();
+    const s = this.o.serving;
+    const contexts = new Map<CertKeyPair, SecureContext>();
+    const contextFor = (pair: CertKeyPair): SecureContext => {
+      let c = contexts.get(pair);
+      if (!c) {
+        c = createSecureContext(this.contextOptions(pair));
+        contexts.set(pair, c);
+      }
+      return c;
+    };
+    const makeServer = (pair: CertKeyPair): HttpsServer =>
+      createHttpsServer(
+        {
+          ...this.contextOptions(pair),
+          SNICallback: (servername, cb) => {
+            // A client that names a server gets the default certificate when nothing matches, whichever local
+            // IP it connected to (the IP rule is only for clients that send no name).
+            const chosen = s.sni.select(servername);
+            try {
+              cb(null, contextFor(chosen ?? s.cert));
+            } catch (err) {
+              cb(err as Error, undefined);
+            }
+          },
+        },
+        this.app,
+      );
+    const main = makeServer(s.cert);
+    // Clients that send no server name get the certificate of the local IP they connected to, when one is named.
+    const byIP = new Map<string, HttpsServer>();
+    for (const ip of s.sni.ipNames()) byIP.set(ip, makeServer(s.sni.select(undefined, ip)!));
+    this.servers = [main, ...byIP.values()];
+    for (const srv of this.servers) {
+      srv.on('tlsClientError', (err: Error) => this.log.v(4).info('TLS handshake error', { err }));
+      // These servers never listen themselves (the front listener hands them sockets); Node's HTTP server starts
+      // its connection tracking, which closeIdleConnections/closeAllConnections need, on 'listening'.
+      srv.emit('listening');
+    }
+    const front = createNetServer({ pauseOnConnect: false }, (socket: Socket) => {
+      const target = byIP.size > 0 ? (byIP.get(normalizeIP(socket.localAddress ?? '')) ?? main) : main;
+      target.emit('connection', socket);
+    });
+    this.front = front;
+    const host = s.bindAddress === '' ? '::' : s.bindAddress;
+    try {
+      front.listen({ host, port: s.port, ...(s.permitPortSharing ? { reusePort: true } : {}) });
+      await once(front, 'listening');
+    } catch (err) {
+      throw new ServingError(
+        `failed to listen on ${host.includes(':') ? `[${host}]` : host}:${s.port}: ${(err as Error).message}`,
+      );
+    }
+    const addr = this.address();
+    this.log.info('Serving securely', { address: `${addr.address}:${addr.port}` });
+    this.runPostStartHooks();
+    return addr;
+  }
+
+  /**
+   * Shuts down gracefully (see the module comment); idempotent, every call returns the same promise. Errors of
+   * shutdown hooks are logged, not thrown.
+   */
+  shutdown(): Promise<void> {
+    this.shutdownPromise ??= this.doShutdown();
+    return this.shutdownPromise;
+  }
+
+  private async doShutdown(): Promise<void> {
+    this.isShuttingDown = true;
+    this.log.info('Shutdown initiated: /readyz now fails');
+    const never = new AbortController().signal;
+    if ((this.o.shutdownDelayMs ?? 0) > 0) await this.delay(this.o.shutdownDelayMs!, never);
+    const closed = this.front ? new Promise<void>((r) => this.front!.close(() => r())) : Promise.resolve();
+    // close() on an HTTP server also closes its idle keep-alive connections.
+    for (const srv of this.servers) srv.close();
+    this.controller.abort();
+    if (this.inFlight > 0) {
+      const timeout = new AbortController();
+      const drained = new Promise<void>((r) => (this.drained = r));
+      await Promise.race([drained, this.delay(this.o.drainTimeoutMs ?? 60_000, timeout.signal)]);
+      timeout.abort();
+      if (this.inFlight > 0)
+        this.log.warn('Closing connections with requests still in flight', { inFlight: this.inFlight });
+    }
+    for (const srv of this.servers) srv.closeAllConnections();
+    await closed;
+    for (const { name, hook } of [...this.shutdownHooks].reverse()) {
+      try {
+        await hook();
+      } catch (err) {
+        this.log.error('Shutdown hook failed', { hook: name, err });
+      }
+    }
+    this.log.info('Shutdown complete');
+  }
+
+  /**
+   * Shuts down on SIGTERM or SIGINT; a second signal exits at once with status 1 (as Kubernetes does). Returns a
+   * function that removes the handlers.
+   */
+  installSignalHandlers(onSecondSignal: () => void = () => process.exit(1)): () => void {
+    let count = 0;
+    const handler = (sig: NodeJS.Signals): void => {
+      count++;
+      if (count > 1) {
+        onSecondSignal();
+        return;
+      }
+      this.log.info('Received signal, shutting down', { signal: sig });
+      void this.shutdown();
+    };
+    process.on('SIGTERM', handler);
+    process.on('SIGINT', handler);
+    return () => {
+      process.off('SIGTERM', handler);
+      process.off('SIGINT', handler);
+    };
+  }
+}
