@@ -1,0 +1,2 @@
+/** Resource quantities: exact parsing, arithmetic and canonical printing as Kubernetes does. */
+export * from './quantity';
