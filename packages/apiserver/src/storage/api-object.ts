@@ -1,25 +1,12 @@
-/**
- * The minimal structural view of an API object that storage needs. The full types come from @platform/api; these are
- * kept structural so that any of them fits.
- */
+/** The view of API objects storage works with, and the codec and key helpers. */
 
-/** The object metadata storage reads or sets. */
-export interface StoredObjectMeta {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  /** Set by storage on every object it returns: the modRevision as a decimal string. Never stored. */
-  resourceVersion?: string;
-  [field: string]: unknown;
-}
+import { type ApiObject as ApiObjectType, type ObjectMeta } from '@platform/api';
 
-/** Any API object. */
-export interface ApiObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: StoredObjectMeta;
-  [field: string]: unknown;
-}
+/** The object metadata storage reads or sets (`resourceVersion` is set by storage on every object it returns). */
+export type StoredObjectMeta = ObjectMeta;
+
+/** Any API object (the type of @platform/api, so that codecs and the registry share it). */
+export type ApiObject = ApiObjectType;
 
 /**
  * Turns objects into stored bytes and back (the real JSON/Protobuf codecs come from @platform/api). `decode` throws

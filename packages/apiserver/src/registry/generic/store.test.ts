@@ -326,7 +326,11 @@ describe('GenericStore list and watch', () => {
     await configMaps.create(ctx('a'), cm('new'), undefined, write);
     await configMaps.delete(ctx('a'), 'y', undefined, { dryRun: false });
     await done;
-    expect(events.map((e) => `${e.type} ${e.object.metadata?.name}`)).toEqual(['MODIFIED x', 'ADDED new', 'DELETED y']);
+    expect(events.map((e) => `${e.type} ${(e.object as ApiObject).metadata?.name}`)).toEqual([
+      'MODIFIED x',
+      'ADDED new',
+      'DELETED y',
+    ]);
     expect(events.every((e) => e.object.kind === 'ConfigMap')).toBe(true);
   });
 });
