@@ -1,0 +1,2 @@
+/** metav1.Time and metav1.MicroTime: formatting, parsing, Protobuf shape, and injectable clocks. */
+export * from './time';
