@@ -29,3 +29,4 @@ export * from './server/health';
 export * from './server/profiling';
 export * from './server/secure-server';
 export * from './version/version';
+export * from './docs/reference';
