@@ -47,6 +47,14 @@ wellKnownNs.add(
 wellKnownNs.add(wellKnown('RawExtension', [['raw', 1, 'bytes']]));
 wellKnownNs.add(wellKnown('FieldsV1', [['Raw', 1, 'bytes']]));
 wellKnownNs.add(wellKnown('Duration', [['duration', 1, 'int64']]));
+// A []string value of a map (`map<string, ExtraValue>` in authentication and authorization): Kubernetes wraps it.
+wellKnownNs.add(
+  (() => {
+    const t = new protobuf.Type('StringList');
+    t.add(new protobuf.Field('items', 1, 'string', 'repeated'));
+    return t;
+  })(),
+);
 wellKnownNs.add(
   (() => {
     const tm = new protobuf.Type('TypeMeta');
@@ -93,6 +101,10 @@ function valueType(s: AnnotatedSchema, where: string, pending: string[]): string
   if (wire === 'int32') return 'int32';
   if (wire === 'int64') return 'int64';
   if (wire === 'double') return 'double';
+  if (s.type === 'array') {
+    const items = (s as unknown as { items: AnnotatedSchema }).items;
+    if (items.type === 'string' && !items.wire) return `${PKG}.wire.StringList`;
+  }
   switch (s.type) {
     case 'string':
       return 'string';
@@ -115,6 +127,14 @@ function build(id: string): protobuf.Type {
   const type = new protobuf.Type(name.slice(PKG.length + 1));
   for (const [prop, s] of Object.entries(schema.properties)) {
     const where = `${id}.${prop}`;
+    if (s.embeddedIn) {
+      const e = s.embeddedIn;
+      if (!type.fields[e.field]) {
+        pending.push(e.ref);
+        type.add(new protobuf.Field(e.field, e.proto, messageName(e.ref), 'optional'));
+      }
+      continue;
+    }
     if (s.proto === 0) continue; // JSON only: apiVersion/kind travel in the envelope
     if (typeof s.proto !== 'number') throw new Error(`${where}: no Protobuf field number`);
     if (s.type === 'array' && s.wire === undefined) {
@@ -178,7 +198,7 @@ function valueToProto(s: AnnotatedSchema, v: Json): unknown {
     case 'duration':
       return { duration: durationToNanos(v as string) };
     default:
-      return v;
+      return s.type === 'array' ? { items: v } : v;
   }
 }
 
@@ -189,10 +209,15 @@ function valueToProto(s: AnnotatedSchema, v: Json): unknown {
 export function toProto(id: string, obj: ProtoObject): ProtoObject {
   const schema = resolveRef(id) as unknown as { properties: Record<string, AnnotatedSchema> };
   const out: ProtoObject = {};
+  let embedded: Record<string, { ref: string; obj: ProtoObject }> | undefined;
   for (const [prop, v] of Object.entries(obj)) {
     const s = schema.properties[prop];
     if (!s || s.proto === 0 || v === undefined || v === null) continue;
-    if (s.type === 'array' && s.wire === undefined) {
+    if (s.embeddedIn) {
+      embedded ??= {};
+      const e = (embedded[s.embeddedIn.field] ??= { ref: s.embeddedIn.ref, obj: {} });
+      e.obj[prop] = v;
+    } else if (s.type === 'array' && s.wire === undefined) {
       const items = (s as unknown as { items: AnnotatedSchema }).items;
       out[prop] = (v as Json[]).map((x) => valueToProto(items, x));
     } else if (s.wire === 'map') {
@@ -204,6 +229,7 @@ export function toProto(id: string, obj: ProtoObject): ProtoObject {
       out[prop] = valueToProto(s, v);
     }
   }
+  for (const [field, e] of Object.entries(embedded ?? {})) out[field] = toProto(e.ref, e.obj);
   return out;
 }
 
@@ -253,7 +279,7 @@ function valueFromProto(s: AnnotatedSchema, v: unknown): Json {
     case 'int32':
       return num(v);
     default:
-      return v;
+      return s.type === 'array' ? ((o.items as unknown[] | undefined) ?? []) : v;
   }
 }
 
@@ -268,7 +294,12 @@ export function fromProto(id: string, msg: ProtoObject): ProtoObject {
   for (const prop of Object.keys(msg)) {
     const s = schema.properties[prop];
     const v = msg[prop];
-    if (!s || v === undefined || v === null) continue;
+    if (v === undefined || v === null) continue;
+    if (!s) {
+      const ref = embeddedFields(id, schema.properties)[prop];
+      if (ref) Object.assign(out, fromProto(ref, v as ProtoObject));
+      continue;
+    }
     if (s.type === 'array' && s.wire === undefined) {
       const items = (s as unknown as { items: AnnotatedSchema }).items;
       const arr = v as unknown[];
@@ -287,6 +318,19 @@ export function fromProto(id: string, msg: ProtoObject): ProtoObject {
     }
   }
   return out;
+}
+
+const embeddedCache = new Map<string, Record<string, string>>();
+
+/** The embedded message fields of a named schema (Protobuf field name → embedded schema id). */
+function embeddedFields(id: string, properties: Record<string, AnnotatedSchema>): Record<string, string> {
+  let fields = embeddedCache.get(id);
+  if (!fields) {
+    fields = {};
+    for (const s of Object.values(properties)) if (s.embeddedIn) fields[s.embeddedIn.field] = s.embeddedIn.ref;
+    embeddedCache.set(id, fields);
+  }
+  return fields;
 }
 
 /** Go's zero `time.Time` (year 1), which Go clients write for an unset non-pointer `metav1.Time`. */

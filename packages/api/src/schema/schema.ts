@@ -60,6 +60,15 @@ export interface Annotations {
   listType?: 'atomic' | 'set' | 'map';
   listMapKeys?: string[];
   description?: string;
+  /** The property belongs to an embedded Go struct, carried in Protobuf as one nested message field (see {@link embed}). */
+  embeddedIn?: EmbeddedIn;
+}
+
+/** Where an embedded struct's properties travel in Protobuf: the message field `field` = `proto` of type `ref`. */
+export interface EmbeddedIn {
+  proto: number;
+  field: string;
+  ref: string;
 }
 
 /** Keywords ajv must accept as annotations (they do not validate anything). */
@@ -71,6 +80,7 @@ export const ANNOTATION_KEYWORDS = [
   'patchStrategy',
   'listType',
   'listMapKeys',
+  'embeddedIn',
   'gvk',
   'x-kubernetes-int-or-string',
   'x-kubernetes-preserve-unknown-fields',
@@ -127,6 +137,20 @@ export function opt<T extends TSchema>(proto: number, schema: T, description?: s
 /** A required property with Protobuf field number `proto`. */
 export function req<T extends TSchema>(proto: number, schema: T, description?: string): T {
   return annotate(schema, description ? { proto, description } : { proto });
+}
+
+/**
+ * The properties of a named object inlined into a parent (Go's embedded struct, e.g. `VolumeSource` in `Volume`,
+ * `Handler` in `Probe`): flat in JSON and OpenAPI, one nested message field in Protobuf (number `proto`, name
+ * `field`), as Kubernetes' `generated.proto` has it. Spread the result into the parent's properties. The
+ * property nodes are copies, so the embedded type's own schema is never changed.
+ */
+export function embed<P extends TProperties>(proto: number, field: string, schema: TObject<P>): P {
+  if (!schema.$id) throw new Error('embed() needs a named schema (defined with object())');
+  const embeddedIn: EmbeddedIn = { proto, field, ref: schema.$id };
+  const out: TProperties = {};
+  for (const [name, prop] of Object.entries(schema.properties)) out[name] = { ...prop, embeddedIn };
+  return out as P;
 }
 
 /** Marks a property as a pointer in the Go types (a zero value is meaningful; see the module comment). */

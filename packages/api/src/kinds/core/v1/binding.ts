@@ -1,0 +1,24 @@
+/** core/v1 Binding: binds a pod to a node (`pods/binding`, used by schedulers). */
+import { type Static } from '@sinclair/typebox';
+
+import { object, ref, req } from '../../../schema/schema';
+import { defineKind, OBJECT_HEAD, schemaPrefix } from '../../../scheme/kind';
+import { ObjectReferenceSchema } from './types';
+
+const P = schemaPrefix('', 'v1');
+
+export const BindingSchema = object(`${P}Binding`, {
+  ...OBJECT_HEAD,
+  target: req(2, ref(ObjectReferenceSchema), 'The target object (a Node) to bind to.'),
+});
+export type Binding = Static<typeof BindingSchema>;
+
+export const BindingKind = defineKind({
+  group: '',
+  version: 'v1',
+  kind: 'Binding',
+  plural: 'bindings',
+  scope: 'Namespaced',
+  verbs: ['create'],
+  schema: BindingSchema,
+});

@@ -1,0 +1,41 @@
+/** core/v1 LimitRange: per-object resource limits and defaults in a namespace. */
+import { type Static } from '@sinclair/typebox';
+
+import { object, opt, ref, req, t } from '../../../schema/schema';
+import { defineKind, OBJECT_HEAD, schemaPrefix } from '../../../scheme/kind';
+import { LimitRangeItemSchema } from './types';
+
+const P = schemaPrefix('', 'v1');
+
+export const LimitRangeSpecSchema = object(`${P}LimitRangeSpec`, {
+  limits: req(1, t.array(ref(LimitRangeItemSchema)), 'The limits enforced.'),
+});
+
+export const LimitRangeSchema = object(`${P}LimitRange`, {
+  ...OBJECT_HEAD,
+  spec: opt(2, ref(LimitRangeSpecSchema), 'The limits enforced.'),
+});
+export type LimitRange = Static<typeof LimitRangeSchema>;
+
+export const LimitRangeKind = defineKind({
+  group: '',
+  version: 'v1',
+  kind: 'LimitRange',
+  plural: 'limitranges',
+  shortNames: ['limits'],
+  scope: 'Namespaced',
+  schema: LimitRangeSchema,
+  defaults(lr) {
+    for (const item of lr.spec?.limits ?? []) {
+      if (item.type !== 'Container') continue;
+      // Default limit = max; default request = default limit, else min (SetDefaults_LimitRangeItem).
+      const def: Record<string, string> = { ...item.default };
+      for (const [k, v] of Object.entries(item.max ?? {})) def[k] ??= v;
+      const request: Record<string, string> = { ...item.defaultRequest };
+      for (const [k, v] of Object.entries(def)) request[k] ??= v;
+      for (const [k, v] of Object.entries(item.min ?? {})) request[k] ??= v;
+      if (Object.keys(def).length) item.default = def;
+      if (Object.keys(request).length) item.defaultRequest = request;
+    }
+  },
+});
