@@ -1,3 +1,4 @@
-/** Label selectors: the selector string syntax, matching, and the LabelSelector API object. */
+/** Label selectors: the selector string syntax, matching, the LabelSelector API object and label sets. */
 export * from './selector';
 export * from './label-selector';
+export * from './labels';

@@ -5,7 +5,9 @@ import {
   isDNS1035Label,
   isDNS1123Label,
   isDNS1123Subdomain,
+  isDomainPrefixedPath,
   isEnvVarName,
+  isFullyQualifiedDomainName,
   isHTTPHeaderName,
   isInRange,
   isQualifiedName,
@@ -387,5 +389,45 @@ describe('validateAnnotations', () => {
     ]);
     // Sizes are counted in UTF-8 bytes, as Go's len() does.
     expect(validateAnnotations({ a: 'é'.repeat(128 * 1024) }, path)).toHaveLength(1);
+  });
+});
+
+describe('isFullyQualifiedDomainName', () => {
+  const p = new FieldPath('spec', 'host');
+  it.each(['example.com', 'a.b.c', 'example.com.', 'x-1.y'])('accepts %s', (v) => {
+    expect(isFullyQualifiedDomainName(p, v)).toEqual([]);
+  });
+  it.each<[string, string]>([
+    ['', 'spec.host: Required value'],
+    ['example', 'spec.host: Invalid value: "example": should be a domain with at least two segments separated by dots'],
+    ['Example.com', `spec.host: Invalid value: "Example.com": ${SUBDOMAIN_MSG}`],
+    [`${'a'.repeat(64)}.com`, `spec.host: Invalid value: "${'a'.repeat(64)}": must be no more than 63 characters`],
+  ])('rejects %j', (v, msg) => {
+    expect(isFullyQualifiedDomainName(p, v).map(fieldErrorToString)).toEqual([msg]);
+  });
+});
+
+describe('isDomainPrefixedPath', () => {
+  const p = new FieldPath('spec', 'controller');
+  it.each(['acme.io/foo', 'example.com/a/b-c_d~e%20', 'a/b'])('accepts %s', (v) => {
+    expect(isDomainPrefixedPath(p, v)).toEqual([]);
+  });
+  it.each<[string, string[]]>([
+    ['', ['spec.controller: Required value']],
+    ['acme.io', ['spec.controller: Invalid value: "acme.io": must be a domain-prefixed path (such as "acme.io/foo")']],
+    ['/foo', ['spec.controller: Invalid value: "/foo": must be a domain-prefixed path (such as "acme.io/foo")']],
+    [
+      'acme.io/',
+      ['spec.controller: Invalid value: "acme.io/": must be a domain-prefixed path (such as "acme.io/foo")'],
+    ],
+    ['Acme.io/foo', [`spec.controller: Invalid value: "Acme.io": ${SUBDOMAIN_MSG}`]],
+    [
+      'acme.io/a b',
+      [
+        "spec.controller: Invalid value: \"a b\": Invalid path (regex used for validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')",
+      ],
+    ],
+  ])('rejects %j', (v, want) => {
+    expect(isDomainPrefixedPath(p, v).map(fieldErrorToString)).toEqual(want);
   });
 });

@@ -4,7 +4,7 @@
  * `objectmeta.go`, `pkg/apis/meta/v1/validation`). The `is…` functions return the list of problems
  * as strings (empty when valid) and never throw; the `validate…` functions return field errors.
  */
-import { type FieldPath, invalid, tooLong, type FieldError } from './field-errors';
+import { invalid, required, tooLong, type FieldError, type FieldPath } from './field-errors';
 import { byteLength } from './go-format';
 
 const QNAME_CHAR_FMT = '[A-Za-z0-9]';
@@ -336,6 +336,44 @@ export function isValidIPv6Address(path: FieldPath, value: string): FieldError[]
   const ip = parseIP(value);
   if (!ip || isIPv4Mapped(ip)) return [invalid(path, value, 'must be a valid IPv6 address')];
   return [];
+}
+
+/**
+ * Checks a fully qualified domain name (a trailing dot allowed): a DNS-1123 subdomain of at least
+ * two labels, each a DNS-1123 label. Reports one field error, like Kubernetes.
+ */
+export function isFullyQualifiedDomainName(path: FieldPath, name: string): FieldError[] {
+  if (name.length === 0) return [required(path, '')];
+  const n = name.endsWith('.') ? name.slice(0, -1) : name;
+  const errs = isDNS1123Subdomain(n);
+  if (errs.length > 0) return [invalid(path, n, errs.join(','))];
+  const labels = n.split('.');
+  if (labels.length < 2) return [invalid(path, n, 'should be a domain with at least two segments separated by dots')];
+  for (const label of labels) {
+    const le = isDNS1123Label(label);
+    if (le.length > 0) return [invalid(path, label, le.join(','))];
+  }
+  return [];
+}
+
+const HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
+const HTTP_PATH_RE = /^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$/;
+
+/**
+ * Checks a domain-prefixed path such as `acme.io/foo`: a DNS-1123 subdomain, `/`, then RFC 3986
+ * path characters.
+ */
+export function isDomainPrefixedPath(path: FieldPath, dpPath: string): FieldError[] {
+  if (dpPath.length === 0) return [required(path, '')];
+  const slash = dpPath.indexOf('/');
+  if (slash <= 0 || slash === dpPath.length - 1) {
+    return [invalid(path, dpPath, 'must be a domain-prefixed path (such as "acme.io/foo")')];
+  }
+  const host = dpPath.slice(0, slash);
+  const errs = isDNS1123Subdomain(host).map((msg) => invalid(path, host, msg));
+  const rest = dpPath.slice(slash + 1);
+  if (!HTTP_PATH_RE.test(rest)) return [...errs, invalid(path, rest, regexError('Invalid path', HTTP_PATH_FMT))];
+  return errs;
 }
 
 /** Checks a percentage string (`[0-9]+%`). */

@@ -330,8 +330,8 @@ export interface ObjectMetaUpdateOptions {
  * Validates the metadata of an update against the stored object: name, namespace, uid,
  * creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds and clusterName are immutable
  * (a deletionTimestamp is set once, by deletion); resourceVersion must be given; generation may not
- * decrease; no finalizer may be added once deletion started; labels, annotations, owner references
- * and managed fields of the new object must be valid. Returns every problem found.
+ * decrease; no finalizer may be added once deletion started; labels, annotations, owner references,
+ * finalizers and managed fields of the new object must be valid. Returns every problem found.
  */
 export function validateObjectMetaUpdate(
   newMeta: ObjectMetaLike,
@@ -381,6 +381,9 @@ export function validateObjectMetaUpdate(
   errs.push(...validateMapField(n.labels, path.child('labels'), validateLabels));
   errs.push(...validateMapField(n.annotations, path.child('annotations'), validateAnnotations));
   errs.push(...validateOwnerReferences(n.ownerReferences, path.child('ownerReferences')));
+  // Kubernetes 1.21 does not re-check finalizer names on update; we do, so that no update can
+  // introduce a finalizer that create would have refused.
+  errs.push(...validateFinalizers(n.finalizers, path.child('finalizers')));
   errs.push(...validateManagedFields(n.managedFields, path.child('managedFields')));
   return errs;
 }
