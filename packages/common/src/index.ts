@@ -6,6 +6,7 @@
 export * from './options/duration';
 export * from './options/parsers';
 export * from './options/flags';
+export * from './options/command';
 export * from './options/logging-options';
 export * from './options/metrics-options';
 export * from './options/feature-gate-options';

@@ -81,6 +81,14 @@ export class FlagRecorder {
   }
 }
 
+/**
+ * Marks a flag deprecated (Kubernetes' `MarkDeprecated`): still accepted; using it warns
+ * `Flag --x has been deprecated, <message>`, and help and docs show `(DEPRECATED: <message>)`.
+ */
+export function deprecated(def: FlagDef, message: string): FlagDef {
+  return { ...def, deprecated: message, set: (raw) => def.set(raw) };
+}
+
 /** The warning pflag prints when a deprecated flag is used: `Flag --x has been deprecated, <message>`. */
 export function deprecationWarning(name: string, message: string): string {
   return `Flag --${name} has been deprecated, ${message}`;

@@ -180,7 +180,16 @@ export class LoggingOptions extends OptionGroupBase<{ logging?: LoggingConfig }>
 
   /** With the JSON format: one warning naming every set flag that the format ignores. */
   protected override extraWarnings(): string[] {
-    if (this.config.format !== 'json') return [];
+    if (this.config.format !== 'json') {
+      // klog: with --logtostderr (the default) no file is written; a common surprise, so say it.
+      const files = (['log-file', 'log-dir'] as const).filter((f) => this.isSet(f));
+      if (this.config.logToStderr && files.length > 0) {
+        return [
+          `${files.map((f) => `--${f}`).join(' and ')} have no effect while --logtostderr is true (the default): add --logtostderr=false`,
+        ];
+      }
+      return [];
+    }
     const ignored = FLAGS_IGNORED_BY_JSON.filter((f) => this.isSet(f));
     if (ignored.length === 0) return [];
     return [

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -283,6 +284,38 @@ describe('SecureServer', () => {
       await done;
       expect(order).toEqual(['second', 'first']);
       await expect(get(port, '/healthz', { ca })).rejects.toThrow(/ECONNREFUSED/);
+    });
+
+    it('shuts down on SIGTERM or SIGINT and exits on a second signal', async () => {
+      const { server } = make(serving);
+      await server.start();
+      const signals = new EventEmitter();
+      let exits = 0;
+      const remove = server.installSignalHandlers(() => exits++, signals);
+      signals.emit('SIGTERM', 'SIGTERM');
+      expect(server.shuttingDown).toBe(true);
+      expect(exits).toBe(0);
+      signals.emit('SIGINT', 'SIGINT');
+      expect(exits).toBe(1);
+      remove();
+      expect(signals.listenerCount('SIGTERM') + signals.listenerCount('SIGINT')).toBe(0);
+      await server.shutdown();
+    });
+
+    it('runs the log check by flushing the logs', async () => {
+      let broken = false;
+      const { server } = make(serving, {
+        logging: {
+          flush: () => {
+            if (broken) throw new Error('ENOSPC: no space left on device');
+          },
+        },
+      });
+      const { port } = await server.start();
+      expect((await get(port, '/healthz?verbose', { ca })).body).toBe('[+]ping ok\n[+]log ok\nhealthz check passed\n');
+      broken = true;
+      const r = await get(port, '/livez/log', { ca });
+      expect([r.status, r.body]).toEqual([500, 'internal server error: ENOSPC: no space left on device\n']);
     });
 
     it('fails /readyz during the shutdown delay while /livez still passes', async () => {

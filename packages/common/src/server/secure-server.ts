@@ -319,9 +319,12 @@ export class SecureServer {
 
   /**
    * Shuts down on SIGTERM or SIGINT; a second signal exits at once with status 1 (as Kubernetes does). Returns a
-   * function that removes the handlers.
+   * function that removes the handlers. `signals` is the process (tests pass an emitter).
    */
-  installSignalHandlers(onSecondSignal: () => void = () => process.exit(1)): () => void {
+  installSignalHandlers(
+    onSecondSignal: () => void = () => process.exit(1),
+    signals: Pick<NodeJS.EventEmitter, 'on' | 'off'> = process,
+  ): () => void {
     let count = 0;
     const handler = (sig: NodeJS.Signals): void => {
       count++;
@@ -332,11 +335,11 @@ export class SecureServer {
       this.log.info('Received signal, shutting down', { signal: sig });
       void this.shutdown();
     };
-    process.on('SIGTERM', handler);
-    process.on('SIGINT', handler);
+    signals.on('SIGTERM', handler);
+    signals.on('SIGINT', handler);
     return () => {
-      process.off('SIGTERM', handler);
-      process.off('SIGINT', handler);
+      signals.off('SIGTERM', handler);
+      signals.off('SIGINT', handler);
     };
   }
 }
