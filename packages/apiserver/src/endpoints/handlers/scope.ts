@@ -39,6 +39,8 @@ export const ALWAYS_ADMIT: Admission = {
 export interface RequestScope {
   /** The kind the endpoint reads and writes (for subresources like scale, the subresource's kind). */
   kind: Kind;
+  /** The kind of the resource whose path serves the endpoint (group, version, scope); `kind` for main resources. */
+  resourceKind: Kind;
   /** The resource name in paths. */
   resource: string;
   /** '' for the main resource. */

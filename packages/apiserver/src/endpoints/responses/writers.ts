@@ -48,6 +48,8 @@ export function writeObject(
   s: Serializers,
   pretty = false,
 ): void {
+  // The request timed out or the client left: the answer has nowhere to go.
+  if (res.headersSent || res.writableEnded) return;
   const body = serialize(obj, format, s, pretty);
   res.statusCode = code;
   res.setHeader('Content-Type', CONTENT_TYPE[format]);

@@ -1,0 +1,268 @@
+/**
+ * The API's routing and discovery (model: apiserver `pkg/endpoints/installer.go` and `discovery/`).
+ *
+ * Every resource (and subresource) is registered once, with its scope. A request is dispatched by its request info
+ * (group, version, resource, subresource, verb) to the handler of that verb, if the resource's storage has the
+ * capability; discovery documents are computed from the same table, so they always say exactly what is served.
+ */
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+
+import {
+  type APIGroup,
+  type APIGroupList,
+  type APIResource,
+  type APIResourceList,
+  type APIVersions,
+  compareVersions,
+  formatApiVersion,
+  isStatusError,
+  StatusError,
+} from '@platform/api';
+
+import { capabilities, type RequestContext } from '../registry/rest/rest';
+import { type RequestScope } from './handlers/scope';
+import {
+  createHandler,
+  deleteCollectionHandler,
+  deleteHandler,
+  getHandler,
+  listHandler,
+  updateHandler,
+  type VerbRequest,
+} from './handlers/verbs';
+import { watchHandler } from './handlers/watch';
+import { patchHandler } from './handlers/patch';
+import { negotiateOutput, type OutputFormat } from './negotiation/negotiate';
+import { type RequestInfo } from './request-info';
+import { type Serializers, writeError, writeObject } from './responses/writers';
+
+/** 404 for a path that names no resource, as Kubernetes words it. */
+export function notFoundPath(): StatusError {
+  return new StatusError({
+    code: 404,
+    reason: 'NotFound',
+    message: 'the server could not find the requested resource',
+    details: {},
+  });
+}
+
+function scopeKey(group: string, version: string, resource: string, subresource: string): string {
+  return `${group}/${version}/${resource}/${subresource}`;
+}
+
+/** The verbs discovery lists for a storage, from its capabilities. */
+function verbsOf(scope: RequestScope): string[] {
+  const s = scope.storage;
+  const verbs: string[] = [];
+  if (capabilities.creater(s)) verbs.push('create');
+  if (capabilities.deleter(s)) verbs.push('delete');
+  if (capabilities.collectionDeleter(s)) verbs.push('deletecollection');
+  if (capabilities.getter(s)) verbs.push('get');
+  if (capabilities.lister(s)) verbs.push('list');
+  if (capabilities.updater(s)) verbs.push('patch', 'update');
+  if (capabilities.watcher(s)) verbs.push('watch');
+  return verbs;
+}
+
+/** The routing table of the API and its discovery documents. */
+export class ApiInstaller {
+  private readonly scopes = new Map<string, RequestScope>();
+  /** group → version → scopes in registration order. */
+  private readonly byGroupVersion = new Map<string, Map<string, RequestScope[]>>();
+
+  constructor(
+    private readonly serializers: Serializers,
+    private readonly serverAddress: () => string,
+  ) {}
+
+  /** Serves a resource or subresource. Throws when it is registered twice. */
+  add(scope: RequestScope): void {
+    const { group, version } = scope.resourceKind;
+    const key = scopeKey(group, version, scope.resource, scope.subresource);
+    if (this.scopes.has(key)) throw new Error(`resource ${key} is registered twice`);
+    this.scopes.set(key, scope);
+    let versions = this.byGroupVersion.get(group);
+    if (!versions) this.byGroupVersion.set(group, (versions = new Map()));
+    let list = versions.get(version);
+    if (!list) versions.set(version, (list = []));
+    list.push(scope);
+  }
+
+  /** The scope serving a request, if any. */
+  scopeFor(info: RequestInfo): RequestScope | undefined {
+    return this.scopes.get(scopeKey(info.apiGroup, info.apiVersion, info.resource, info.subresource));
+  }
+
+  // ---- discovery -------------------------------------------------------------------------------------------
+
+  private groupVersions(group: string): string[] {
+    return [...(this.byGroupVersion.get(group)?.keys() ?? [])].sort(compareVersions);
+  }
+
+  /** `/api`. */
+  apiVersions(): APIVersions {
+    return {
+      kind: 'APIVersions',
+      versions: this.groupVersions(''),
+      serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.serverAddress() }],
+    };
+  }
+
+  /** `/apis/<group>`, or undefined for an unknown group. */
+  apiGroup(group: string): APIGroup | undefined {
+    const versions = this.groupVersions(group);
+    if (group === '' || versions.length === 0) return undefined;
+    const gvs = versions.map((version) => ({ groupVersion: `${group}/${version}`, version }));
+    return { kind: 'APIGroup', apiVersion: 'v1', name: group, versions: gvs, preferredVersion: gvs[0] };
+  }
+
+  /** `/apis`. */
+  apiGroupList(): APIGroupList {
+    const groups = [...this.byGroupVersion.keys()]
+      .filter((g) => g !== '')
+      .map((g) => {
+        const grp = this.apiGroup(g) as APIGroup;
+        const { kind: _k, apiVersion: _a, ...rest } = grp;
+        return rest;
+      });
+    return { kind: 'APIGroupList', apiVersion: 'v1', groups };
+  }
+
+  /** `/api/v1` and `/apis/<group>/<version>`, or undefined for an unknown group version. */
+  apiResourceList(group: string, version: string): APIResourceList | undefined {
+    const scopes = this.byGroupVersion.get(group)?.get(version);
+    if (!scopes) return undefined;
+    const resources: APIResource[] = scopes.map((s) => {
+      const k = s.kind;
+      const r: APIResource = {
+        name: s.subresource ? `${s.resource}/${s.subresource}` : s.resource,
+        singularName: s.subresource ? '' : k.singular,
+        namespaced: s.resourceKind.namespaced,
+        kind: k.kind,
+        verbs: verbsOf(s),
+      };
+      if (k.group !== group || k.version !== version) {
+        r.group = k.group;
+        r.version = k.version;
+      }
+      if (!s.subresource && k.shortNames.length) r.shortNames = [...k.shortNames];
+      if (!s.subresource && k.categories.length) r.categories = [...k.categories];
+      return r;
+    });
+    return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: formatApiVersion({ group, version }), resources };
+  }
+
+  /** The discovery document of a non-resource path, if the path is one. */
+  discovery(path: string): object | undefined {
+    const parts = path.split('/').filter((p) => p !== '');
+    if (parts[0] === 'api') {
+      if (parts.length === 1) return this.apiVersions();
+      if (parts.length === 2) return this.apiResourceList('', parts[1] as string);
+    } else if (parts[0] === 'apis') {
+      if (parts.length === 1) return this.apiGroupList();
+      if (parts.length === 2) return this.apiGroup(parts[1] as string);
+      if (parts.length === 3) return this.apiResourceList(parts[1] as string, parts[2] as string);
+    }
+    return undefined;
+  }
+
+  // ---- dispatch --------------------------------------------------------------------------------------------
+
+  /**
+   * Serves a request on the API. Returns false when the path is not part of the API (the caller goes on to its
+   * other routes); every failure is written as a Status.
+   */
+  async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: RequestInfo,
+    ctx: RequestContext,
+    logBug?: (err: unknown) => void,
+  ): Promise<boolean> {
+    let output: OutputFormat | undefined;
+    try {
+      if (!info.isResourceRequest) {
+        if (!info.path.startsWith('/api')) return false;
+        const doc = info.verb === 'get' ? this.discovery(info.path) : undefined;
+        if (!doc) {
+          if (
+            info.path === '/api' ||
+            info.path.startsWith('/api/') ||
+            info.path === '/apis' ||
+            info.path.startsWith('/apis/')
+          )
+            throw notFoundPath();
+          return false;
+        }
+        output = negotiateOutput(req.headers.accept, { allowViews: false });
+        writeObject(
+          res,
+          200,
+          doc as never,
+          output.format,
+          this.serializers,
+          new URLSearchParams(req.url?.split('?')[1] ?? '').get('pretty') === 'true',
+        );
+        return true;
+      }
+      const scope = this.scopeFor(info);
+      if (!scope) throw notFoundPath();
+      const namespaced = scope.resourceKind.namespaced;
+      const isCollection = info.name === '';
+      // A cluster-scoped resource has no namespaced path; a namespaced one is reached across namespaces only by
+      // collection reads (and the namespace resource itself names its namespace in `info.namespace`).
+      if (!namespaced && info.namespace && scope.resource !== 'namespaces') throw notFoundPath();
+      if (namespaced && !info.namespace && !(isCollection && (info.verb === 'list' || info.verb === 'watch')))
+        throw notFoundPath();
+      const isRead = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch';
+      output = negotiateOutput(req.headers.accept, { allowViews: isRead, stream: info.verb === 'watch' });
+      const query = new URLSearchParams(req.url?.split('?')[1] ?? '');
+      const r: VerbRequest = {
+        req,
+        res,
+        ctx: { ...ctx, namespace: namespaced ? info.namespace : '' },
+        scope,
+        query,
+        output,
+        name: info.name,
+      };
+      switch (info.verb) {
+        case 'get':
+          await getHandler(r);
+          break;
+        case 'list':
+          await listHandler(r);
+          break;
+        case 'watch':
+          await watchHandler(r);
+          break;
+        case 'create':
+          await createHandler(r);
+          break;
+        case 'update':
+          await updateHandler(r);
+          break;
+        case 'patch':
+          await patchHandler(r);
+          break;
+        case 'delete':
+          await deleteHandler(r);
+          break;
+        case 'deletecollection':
+          await deleteCollectionHandler(r);
+          break;
+        default:
+          throw new StatusError({
+            code: 405,
+            reason: 'MethodNotAllowed',
+            message: `the server does not allow this method on the requested resource`,
+          });
+      }
+    } catch (err) {
+      writeError(res, err, this.serializers, output?.format ?? 'json', (e) => {
+        if (!isStatusError(e)) logBug?.(e);
+      });
+    }
+    return true;
+  }
+}

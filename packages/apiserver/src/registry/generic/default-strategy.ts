@@ -1,0 +1,77 @@
+/**
+ * The behaviour every kind shares (model: the common parts of Kubernetes' per-kind strategies), used as is for kinds
+ * without special rules and extended by the others:
+ *
+ * - on create, `status` is cleared for kinds with a status subresource (status is written through it), and
+ *   `generation` starts at 1;
+ * - on an update of the main resource, `status` is kept from the stored object (kinds with a status subresource)
+ *   and `generation` is bumped when anything but metadata and status changed;
+ * - on an update of the status subresource, everything but `status` is kept from the stored object, metadata
+ *   included (`ResetObjectMetaForStatus`).
+ */
+import { type ApiObject, type FieldError, type Kind } from '@platform/api';
+
+import { type CreateStrategy, type RequestContext, type UpdateStrategy } from '../rest/rest';
+
+type Obj = ApiObject & Record<string, unknown>;
+
+function specOf(obj: Obj): string {
+  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
+  return JSON.stringify(rest);
+}
+
+/** Options of the default strategy. */
+export interface DefaultStrategyOptions {
+  /** PUT may create a missing object. */
+  allowCreateOnUpdate?: boolean;
+  /** Updates without a resourceVersion are accepted. */
+  allowUnconditionalUpdate?: boolean;
+  /** Kind-specific validation of a new object (metadata is validated by the store). */
+  validate?: (ctx: RequestContext, obj: ApiObject) => FieldError[];
+  /** Kind-specific validation of an update. */
+  validateUpdate?: (ctx: RequestContext, obj: ApiObject, old: ApiObject) => FieldError[];
+}
+
+/** The default strategy of the main resource of `kind`. */
+export function defaultStrategy(kind: Kind, o: DefaultStrategyOptions = {}): CreateStrategy & UpdateStrategy {
+  const hasStatus = 'status' in kind.subresources;
+  return {
+    allowCreateOnUpdate: o.allowCreateOnUpdate ?? false,
+    allowUnconditionalUpdate: o.allowUnconditionalUpdate ?? true,
+    prepareForCreate(_ctx, obj) {
+      const x = obj as Obj;
+      if (hasStatus) delete x.status;
+      if (obj.metadata) obj.metadata.generation = 1;
+    },
+    validate: (ctx, obj) => o.validate?.(ctx, obj) ?? [],
+    prepareForUpdate(_ctx, obj, old) {
+      const x = obj as Obj;
+      const y = old as Obj;
+      if (hasStatus) {
+        if (y.status === undefined) delete x.status;
+        else x.status = y.status;
+      }
+      if (obj.metadata) {
+        const generation = old.metadata?.generation ?? 1;
+        obj.metadata.generation = specOf(x) === specOf(y) ? generation : generation + 1;
+      }
+    },
+    validateUpdate: (ctx, obj, old) => o.validateUpdate?.(ctx, obj, old) ?? [],
+  };
+}
+
+/** The strategy of the status subresource: only `status` changes. */
+export function statusStrategy(o: Pick<DefaultStrategyOptions, 'validateUpdate'> = {}): UpdateStrategy {
+  return {
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    prepareForUpdate(_ctx, obj, old) {
+      const status = (obj as Obj).status;
+      for (const k of Object.keys(obj)) delete (obj as Obj)[k];
+      Object.assign(obj, structuredClone(old));
+      if (status === undefined) delete (obj as Obj).status;
+      else (obj as Obj).status = status;
+    },
+    validateUpdate: (ctx, obj, old) => o.validateUpdate?.(ctx, obj, old) ?? [],
+  };
+}
