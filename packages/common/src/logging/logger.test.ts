@@ -194,6 +194,29 @@ describe('log files', () => {
     expect(stderr.text.split('\n')).toHaveLength(3);
   });
 
+  it('flushes files every --log-flush-frequency', async () => {
+    jest.useFakeTimers();
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'flush-'));
+      const file = join(dir, 'x.log');
+      const { logging, log } = setup({
+        logToStderr: false,
+        logFile: file,
+        flushFrequencyMs: 2000,
+        skipLogHeaders: true,
+      });
+      log.info('buffered');
+      expect(existsSync(file)).toBe(false);
+      jest.advanceTimersByTime(1999);
+      expect(existsSync(file)).toBe(false);
+      jest.advanceTimersByTime(1);
+      expect(readFileSync(file, 'utf8')).toBe('I1122 10:00:00.123456    1234 file.ts:42] "buffered"\n');
+      await logging.close();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('rotates --log-file at --log-file-max-size and keeps the lines in order', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'logfile-'));
     const file = join(dir, 'x.log');

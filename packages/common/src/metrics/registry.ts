@@ -48,6 +48,15 @@ export class MetricRegistrationError extends Error {
   readonly isMetricRegistrationError = true;
 }
 
+/** Brand check for {@link MetricRegistrationError}. */
+export function isMetricRegistrationError(err: unknown): err is MetricRegistrationError {
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    (err as { isMetricRegistrationError?: unknown }).isMetricRegistrationError === true
+  );
+}
+
 function minorOf(version: string): [number, number] {
   const m = /^v?(\d+)\.(\d+)/.exec(version);
   if (!m) throw new MetricRegistrationError(`malformed deprecated version ${JSON.stringify(version)}`);

@@ -28,6 +28,11 @@ export class DurationError extends Error {
   }
 }
 
+/** Brand check for {@link DurationError}. */
+export function isDurationError(err: unknown): err is DurationError {
+  return typeof err === 'object' && err !== null && (err as { isDurationError?: unknown }).isDurationError === true;
+}
+
 /** Quotes a string the way Go's `strconv.Quote` (`%q`) does. */
 export function goQuote(s: string): string {
   // Fast path: printable ASCII without quote or backslash.

@@ -150,8 +150,10 @@ export function renderHelp(cmd: Command): string {
       return f.type === 'bool' ? names : `${names} ${f.type}`;
     });
     const width = Math.max(...heads.map((h) => h.length));
+    const indent = ' '.repeat(width + 3);
     section.flags.forEach((f, i) => {
-      out += `${heads[i]!.padEnd(width)}   ${fullUsage(f)}\n`;
+      // Continuation lines (the feature gate list) are indented under the usage column, as pflag does.
+      out += `${heads[i]!.padEnd(width)}   ${fullUsage(f).replace(/\n/g, `\n${indent}`)}\n`;
     });
   }
   out += `\nGlobal flags:\n\n  -h, --help   help for ${cmd.name()}\n`;

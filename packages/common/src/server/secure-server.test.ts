@@ -286,6 +286,15 @@ describe('SecureServer', () => {
       await expect(get(port, '/healthz', { ca })).rejects.toThrow(/ECONNREFUSED/);
     });
 
+    it('fails to start on a port in use, naming the address', async () => {
+      const { server: a } = make(serving);
+      const { port } = await a.start();
+      const { server: b } = make({ ...serving, port });
+      await expect(b.start()).rejects.toThrow(
+        new RegExp(`^failed to listen on 127\\.0\\.0\\.1:${port}: listen EADDRINUSE`),
+      );
+    });
+
     it('shuts down on SIGTERM or SIGINT and exits on a second signal', async () => {
       const { server } = make(serving);
       await server.start();

@@ -60,6 +60,11 @@ export class ServingError extends Error {
   readonly isServingError = true;
 }
 
+/** Brand check for {@link ServingError}. */
+export function isServingError(err: unknown): err is ServingError {
+  return typeof err === 'object' && err !== null && (err as { isServingError?: unknown }).isServingError === true;
+}
+
 type Hook = (signal: AbortSignal) => Promise<void> | void;
 
 /** The HTTPS server of a daemon. Configure (routes, checks, hooks) before `start()`; call `start()` once. */
