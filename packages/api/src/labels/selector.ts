@@ -54,7 +54,14 @@ const INT64_MAX = 2n ** 63n - 1n;
 
 /** Parses a base-10 int64 as Go's `strconv.ParseInt(s, 10, 64)`; `undefined` when it is not one. */
 function parseInt64(s: string): bigint | undefined {
-  if (!/^[+-]?[0-9]+$/.test(s)) return undefined;
+  // A character loop rather than a regular expression: this runs on every gt/lt match.
+  let i = s[0] === '+' || s[0] === '-' ? 1 : 0;
+  if (i === s.length) return undefined;
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return undefined;
+  }
+  if (s.length < 16) return BigInt(s); // cannot overflow int64
   const v = BigInt(s);
   return v < INT64_MIN || v > INT64_MAX ? undefined : v;
 }

@@ -4,6 +4,7 @@ import {
   isQuantityParseError,
   maxQuantity,
   minQuantity,
+  mustParse,
   mustParseQuantity,
   newMilliQuantity,
   newQuantity,
@@ -12,7 +13,7 @@ import {
   type Quantity,
   QuantityParseError,
   quantityFromJSON,
-  Scale,
+  QuantityScale,
   zeroQuantity,
   type QuantityFormat,
 } from './quantity';
@@ -302,6 +303,8 @@ describe('parseQuantity: errors', () => {
 
   it('mustParseQuantity wraps the reason', () => {
     expect(mustParseQuantity('1Gi').toString()).toBe('1Gi');
+    expect(mustParse('500Mi').toString()).toBe('500Mi');
+    expect(() => mustParse('')).toThrow(`cannot parse '': ${ERR_FORMAT_WRONG}`);
     expect(() => mustParseQuantity('x')).toThrow(`cannot parse 'x': ${ERR_FORMAT_WRONG}`);
   });
 
@@ -334,9 +337,9 @@ describe('value, milliValue, scaledValue (rounded up away from zero)', () => {
   });
 
   it('scales to any power of ten', () => {
-    expect(q('1Gi').scaledValue(Scale.Mega)).toBe(1074n);
-    expect(q('1G').scaledValue(Scale.Giga)).toBe(1n);
-    expect(q('1').scaledValue(Scale.Nano)).toBe(1000000000n);
+    expect(q('1Gi').scaledValue(QuantityScale.Mega)).toBe(1074n);
+    expect(q('1G').scaledValue(QuantityScale.Giga)).toBe(1n);
+    expect(q('1').scaledValue(QuantityScale.Nano)).toBe(1000000000n);
     expect(q('1500m').valueNumber()).toBe(2);
     expect(q('1500m').milliValueNumber()).toBe(1500);
   });

@@ -35,7 +35,7 @@ export function isQuantityParseError(err: unknown): err is QuantityParseError {
 }
 
 /** Decimal scales of common SI prefixes, for `scaledValue` and `newScaledQuantity`. */
-export const Scale = {
+export const QuantityScale = {
   Nano: -9,
   Micro: -6,
   Milli: -3,
@@ -308,7 +308,7 @@ export function newMilliQuantity(value: number | bigint, format: QuantityFormat 
   return new Quantity(toBigInt(value), -3, format);
 }
 
-/** A DecimalSI quantity `value × 10^scale` (see `Scale`). */
+/** A DecimalSI quantity `value × 10^scale` (see `QuantityScale`). */
 export function newScaledQuantity(value: number | bigint, scale: number): Quantity {
   if (!Number.isInteger(scale)) throw new RangeError(`scale must be an integer, got ${scale}`);
   return new Quantity(toBigInt(value), scale, 'DecimalSI');
@@ -446,6 +446,9 @@ export function mustParseQuantity(str: string): Quantity {
     throw new QuantityParseError(`cannot parse '${str}': ${(err as Error).message}`);
   }
 }
+
+/** Short name of `mustParseQuantity`, as Kubernetes' `resource.MustParse`. */
+export const mustParse = mustParseQuantity;
 
 /**
  * Reads a quantity from decoded JSON as Kubernetes does: a string (surrounding spaces ignored) or a
