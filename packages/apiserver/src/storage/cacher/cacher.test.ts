@@ -1,0 +1,147 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { isStorageError } from '../errors';
+import { type Revision, type Store, type StoreEvent, type StoreWatchOptions } from '../interface';
+import { SqliteStore } from '../sqlite/sqlite-store';
+import { StoreStorage } from '../storage';
+import { jsonCodec } from '../testing/json-codec';
+import { pod, show, takeWatch } from '../testing/storage-conformance';
+
+import { Cacher, type CacherOptions } from './cacher';
+
+/** Counts the watches opened on a real store (a decorator, not a mock: every call goes to the store). */
+function countingWatches(store: Store): { store: Store; watches: () => number } {
+  let n = 0;
+  const watch = (
+    prefix: string,
+    after: Revision,
+    signal: AbortSignal,
+    o?: StoreWatchOptions,
+  ): AsyncIterable<StoreEvent> => {
+    n++;
+    return store.watch(prefix, after, signal, o);
+  };
+  const wrapped = new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'watch') return watch;
+      const v = Reflect.get(target, prop) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  return { store: wrapped, watches: () => n };
+}
+
+let dir: string;
+let store: SqliteStore;
+let counted: ReturnType<typeof countingWatches>;
+let storage: StoreStorage;
+let cacher: Cacher | undefined;
+let now = 0;
+
+async function makeCacher(o: Partial<CacherOptions> = {}): Promise<Cacher> {
+  cacher = new Cacher(storage, { resourcePrefix: '/registry/pods/', now: () => now, waitTimeoutMs: 300, ...o });
+  await cacher.start();
+  return cacher;
+}
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cacher-'));
+  store = await SqliteStore.open(join(dir, 'state.db'), { progressIntervalMs: 100 });
+  counted = countingWatches(store);
+  storage = new StoreStorage(counted.store, jsonCodec);
+  now = 1_000_000;
+});
+afterEach(async () => {
+  await cacher?.stop();
+  cacher = undefined;
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const key = (ns: string, n: string): string => `/registry/pods/${ns}/${n}`;
+
+test('one store watch feeds every client watch', async () => {
+  const c = await makeCacher();
+  const first = await c.create(key('a', 'p0'), pod('a', 'p0'));
+  const watches = Array.from({ length: 10 }, () =>
+    c.watch('/registry/pods/', { recursive: true, resourceVersion: first.metadata!.resourceVersion }),
+  );
+  const created = await c.create(key('a', 'p1'), pod('a', 'p1'));
+  for (const w of watches) {
+    expect((await takeWatch(w, 1)).map(show)).toEqual([`ADDED p1@${created.metadata!.resourceVersion}`]);
+    w.stop();
+  }
+  expect(counted.watches()).toBe(1);
+});
+
+test('a watch from before the ring is Compacted (410); from within the ring it replays', async () => {
+  const c = await makeCacher({ capacity: 5, eventWindowMs: 1000 });
+  const revs: string[] = [];
+  for (let i = 0; i < 20; i++)
+    revs.push((await c.create(key('a', `p${i}`), pod('a', `p${i}`))).metadata!.resourceVersion!);
+  await c.get(key('a', 'p19'), { resourceVersion: revs[19] }); // caught up
+  // All 20 events are younger than the window: still replayable.
+  const young = c.watch('/registry/pods/', { recursive: true, resourceVersion: revs[0] });
+  expect(await takeWatch(young, 19)).toHaveLength(19);
+  young.stop();
+  now += 2000; // now they are old; the next event evicts down to the capacity
+  revs.push((await c.create(key('a', 'p20'), pod('a', 'p20'))).metadata!.resourceVersion!);
+  await c.get(key('a', 'p20'), { resourceVersion: revs[20] });
+  const old = c.watch('/registry/pods/', { recursive: true, resourceVersion: revs[0] });
+  const err = await takeWatch(old, 1).catch((e: unknown) => e);
+  expect(isStorageError(err, 'Compacted')).toBe(true);
+  const recent = c.watch('/registry/pods/', { recursive: true, resourceVersion: revs[16] });
+  expect((await takeWatch(recent, 4)).map((e) => e.object.metadata?.name)).toEqual(['p17', 'p18', 'p19', 'p20']);
+  recent.stop();
+});
+
+test('"not older than" reads wait for the cache, then fail with RevisionTooLarge', async () => {
+  const c = await makeCacher({ waitTimeoutMs: 2000 });
+  const a = await c.create(key('a', 'p0'), pod('a', 'p0'));
+  const next = (BigInt(a.metadata!.resourceVersion!) + 1n).toString();
+  const waiting = c.list('/registry/pods/a/', { resourceVersion: next });
+  await c.create(key('a', 'p1'), pod('a', 'p1'));
+  expect((await waiting).items.map((o) => o.metadata?.name)).toEqual(['p0', 'p1']);
+  const c2 = await makeCacher({ waitTimeoutMs: 100 });
+  const t = Date.now();
+  const err = await c2.get(key('a', 'p0'), { resourceVersion: '999999' }).catch((e: unknown) => e);
+  expect(isStorageError(err, 'RevisionTooLarge')).toBe(true);
+  expect(Date.now() - t).toBeLessThan(2000);
+  await c2.stop();
+});
+
+test('resourceVersion=0 lists come from memory, sorted, paginated; later pages continue at the same revision', async () => {
+  const c = await makeCacher();
+  let last = '';
+  for (const n of ['d', 'b', 'a', 'e', 'c'])
+    last = (await c.create(key('ns', n), pod('ns', n))).metadata!.resourceVersion!;
+  await c.create(key('other', 'z'), pod('other', 'z'));
+  await c.get(key('ns', 'a'), { resourceVersion: last });
+  const p1 = await c.list('/registry/pods/ns/', { resourceVersion: '0', limit: 2 });
+  expect(p1.items.map((o) => o.metadata?.name)).toEqual(['a', 'b']);
+  await c.delete(key('ns', 'c'));
+  const p2 = await c.list('/registry/pods/ns/', { limit: 2, continue: p1.continue });
+  expect(p2.resourceVersion).toBe(p1.resourceVersion);
+  expect(p2.items.map((o) => o.metadata?.name)).toEqual(['c', 'd']);
+  const p3 = await c.list('/registry/pods/ns/', { limit: 2, continue: p2.continue });
+  expect(p3.items.map((o) => o.metadata?.name)).toEqual(['e']);
+  expect(p3.continue).toBeUndefined();
+  const all = await c.list('/registry/pods/', { resourceVersion: '0' });
+  expect(all.items.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`)).toEqual([
+    'ns/a',
+    'ns/b',
+    'ns/d',
+    'ns/e',
+    'other/z',
+  ]);
+});
+
+test('objects handed out are copies: callers cannot corrupt the cache', async () => {
+  const c = await makeCacher();
+  const a = await c.create(key('a', 'p0'), pod('a', 'p0'));
+  const got = await c.get(key('a', 'p0'), { resourceVersion: a.metadata!.resourceVersion });
+  got.metadata!.name = 'mutated';
+  expect((await c.get(key('a', 'p0'), { resourceVersion: '0' })).metadata?.name).toBe('p0');
+});
