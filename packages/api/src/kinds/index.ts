@@ -1,4 +1,42 @@
+/**
+ * The built-in kinds of the API, and the scheme that serves them.
+ *
+ * Layout: one folder per group and version (`core/v1`, `apps/v1`, `batch/v1`, `rbac/v1`, ...), one file per kind
+ * (or per family of kinds that share their parts, like `rbac/v1/rbac.ts`), and a `types.ts` for the named
+ * sub-types a group shares (core/v1's PodSpec tree). Each kind file holds:
+ * - the schema, every named sub-type its own object() with the id `${schemaPrefix(group, version)}<GoTypeName>`
+ *   and the Protobuf field numbers of Kubernetes 1.21's `generated.proto` (Go embedded structs through embed());
+ * - `defineKind({...})` with the discovery facts (plural, short names, categories, scope, verbs, subresources),
+ *   `defaults` (Kubernetes 1.21 defaulting; pod template defaults are shared in `core/v1/pod-defaults.ts`),
+ *   `columns` (kubectl's printer columns; helpers in `printing.ts`) and `fields` (field selectors).
+ *
+ * Conventions the rest of the machinery relies on:
+ * - A kind with `verbs: []` (Scale, Eviction, TokenRequest) has no resource of its own: it is only the body of
+ *   a subresource (`<resource>/scale`, `pods/eviction`, `serviceaccounts/token`); discovery lists it only there.
+ * - `persisted: false` marks kinds that are never stored (reviews, Scale, Eviction, TokenRequest).
+ * - Groups that end in `.k8s.io` in Kubernetes end in `.platform` here; so do label prefixes such as
+ *   `node-role.platform/<role>` (the Kubernetes spelling is read too, for tools that write it).
+ *
+ * To add a kind: write its file, export it below and add it to {@link BUILTIN_KINDS} at its discovery position;
+ * `kinds.test.ts` then builds its Protobuf type and OpenAPI definition with every other kind.
+ */
 import { Scheme } from '../scheme/scheme';
+import { ControllerRevisionKind } from './apps/v1/controller-revision';
+import { DaemonSetKind } from './apps/v1/daemon-set';
+import { DeploymentKind } from './apps/v1/deployment';
+import { ReplicaSetKind } from './apps/v1/replica-set';
+import { StatefulSetKind } from './apps/v1/stateful-set';
+import { TokenRequestKind, TokenReviewKind } from './authentication/v1/token';
+import {
+  LocalSubjectAccessReviewKind,
+  SelfSubjectAccessReviewKind,
+  SelfSubjectRulesReviewKind,
+  SubjectAccessReviewKind,
+} from './authorization/v1/reviews';
+import { HorizontalPodAutoscalerKind, ScaleKind } from './autoscaling/v1/scale';
+import { CronJobKind, CronJobV1beta1Kind } from './batch/cron-job';
+import { JobKind } from './batch/v1/job';
+import { LeaseKind } from './coordination/v1/lease';
 import { BindingKind } from './core/v1/binding';
 import { ConfigMapKind } from './core/v1/config-map';
 import { EndpointsKind } from './core/v1/endpoints';
@@ -13,12 +51,59 @@ import { ResourceQuotaKind } from './core/v1/resource-quota';
 import { SecretKind } from './core/v1/secret';
 import { ServiceKind } from './core/v1/service';
 import { ServiceAccountKind } from './core/v1/service-account';
+import { EndpointSliceKind } from './discovery/v1beta1/endpoint-slice';
+import { EventsV1EventKind } from './events/v1/event';
+import { EvictionKind, PodDisruptionBudgetKind, PodDisruptionBudgetV1beta1Kind } from './policy/pod-disruption-budget';
+import { ClusterRoleBindingKind, ClusterRoleKind, RoleBindingKind, RoleKind } from './rbac/v1/rbac';
+import { PriorityClassKind } from './scheduling/v1/priority-class';
 
+export * from './meta-condition';
+export * from './printing';
+export * from './core/v1/types';
+export * from './core/v1/pod-defaults';
+export * from './core/v1/binding';
 export * from './core/v1/config-map';
+export * from './core/v1/endpoints';
+export * from './core/v1/event';
+export * from './core/v1/limit-range';
+export * from './core/v1/namespace';
+export * from './core/v1/node';
+export * from './core/v1/persistent-volume';
 export * from './core/v1/pod';
+export * from './core/v1/replication-controller';
+export * from './core/v1/resource-quota';
+export * from './core/v1/secret';
+export * from './core/v1/service';
+export * from './core/v1/service-account';
+export * from './apps/v1/types';
+export * from './apps/v1/controller-revision';
+export * from './apps/v1/daemon-set';
+export * from './apps/v1/deployment';
+export * from './apps/v1/replica-set';
+export * from './apps/v1/stateful-set';
+export * from './autoscaling/v1/scale';
+export * from './batch/v1/job';
+export * from './batch/cron-job';
+export * from './coordination/v1/lease';
+export * from './rbac/v1/rbac';
+export * from './discovery/v1beta1/endpoint-slice';
+export * from './scheduling/v1/priority-class';
+export * from './policy/pod-disruption-budget';
+export * from './authorization/v1/reviews';
+export * from './authentication/v1/token';
+export {
+  EventSchema as EventsV1EventSchema,
+  EventSeriesSchema as EventsV1EventSeriesSchema,
+  EventsV1EventKind,
+  type EventsV1Event,
+} from './events/v1/event';
 
-/** Every built-in kind, in discovery order. */
+/**
+ * Every built-in kind, in discovery order: the core group first (resources sorted by name, as `/api/v1` lists
+ * them), then the named groups in the order Kubernetes 1.21 lists them under `/apis`.
+ */
 export const BUILTIN_KINDS = [
+  // core/v1
   BindingKind,
   ConfigMapKind,
   EndpointsKind,
@@ -34,6 +119,44 @@ export const BUILTIN_KINDS = [
   SecretKind,
   ServiceAccountKind,
   ServiceKind,
+  // apps/v1
+  ControllerRevisionKind,
+  DaemonSetKind,
+  DeploymentKind,
+  ReplicaSetKind,
+  StatefulSetKind,
+  // events.platform/v1
+  EventsV1EventKind,
+  // authentication.platform/v1
+  TokenReviewKind,
+  TokenRequestKind,
+  // authorization.platform/v1
+  LocalSubjectAccessReviewKind,
+  SelfSubjectAccessReviewKind,
+  SelfSubjectRulesReviewKind,
+  SubjectAccessReviewKind,
+  // autoscaling/v1
+  HorizontalPodAutoscalerKind,
+  ScaleKind,
+  // batch/v1, batch/v1beta1
+  CronJobKind,
+  JobKind,
+  CronJobV1beta1Kind,
+  // policy/v1, policy/v1beta1
+  PodDisruptionBudgetKind,
+  EvictionKind,
+  PodDisruptionBudgetV1beta1Kind,
+  // rbac.authorization.platform/v1
+  ClusterRoleBindingKind,
+  ClusterRoleKind,
+  RoleBindingKind,
+  RoleKind,
+  // scheduling.platform/v1
+  PriorityClassKind,
+  // coordination.platform/v1
+  LeaseKind,
+  // discovery.platform/v1beta1
+  EndpointSliceKind,
 ];
 
 /** A new scheme holding every built-in kind. */

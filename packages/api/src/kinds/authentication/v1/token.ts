@@ -1,0 +1,89 @@
+/**
+ * authentication.platform/v1: TokenReview (virtual, create only) and TokenRequest (the body of
+ * `serviceaccounts/token`, served only as that subresource).
+ */
+import { type Static } from '@sinclair/typebox';
+
+import { object, opt, ptr, ref, req, t } from '../../../schema/schema';
+import { defineKind, OBJECT_HEAD, schemaPrefix } from '../../../scheme/kind';
+
+/** The authentication API group. */
+export const AUTHENTICATION_GROUP = 'authentication.platform';
+const P = schemaPrefix(AUTHENTICATION_GROUP, 'v1');
+
+export const UserInfoSchema = object(`${P}UserInfo`, {
+  username: opt(1, t.string(), 'Name that uniquely identifies this user among all active users.'),
+  uid: opt(2, t.string(), 'Unique value identifying this user across time.'),
+  groups: opt(3, t.array(t.string()), 'Groups this user is a part of.'),
+  extra: opt(4, t.map(t.array(t.string())), 'Additional information provided by the authenticator.'),
+});
+export type UserInfo = Static<typeof UserInfoSchema>;
+
+export const TokenReviewSpecSchema = object(`${P}TokenReviewSpec`, {
+  token: opt(1, t.string(), 'The opaque bearer token.'),
+  audiences: opt(2, t.array(t.string()), 'Audiences the token must be valid for.'),
+});
+
+export const TokenReviewStatusSchema = object(`${P}TokenReviewStatus`, {
+  authenticated: opt(1, t.bool(), 'The token is associated with a known user.'),
+  user: opt(2, ref(UserInfoSchema), 'The user associated with the token.'),
+  audiences: opt(4, t.array(t.string()), 'Audiences the token is valid for.'),
+  error: opt(3, t.string(), 'Why the token could not be checked.'),
+});
+
+export const TokenReviewSchema = object(`${P}TokenReview`, {
+  ...OBJECT_HEAD,
+  spec: req(2, ref(TokenReviewSpecSchema), 'The token being reviewed.'),
+  status: opt(3, ref(TokenReviewStatusSchema), 'Whether the token can be authenticated. Set by the server.'),
+});
+export type TokenReview = Static<typeof TokenReviewSchema>;
+
+export const TokenReviewKind = defineKind({
+  group: AUTHENTICATION_GROUP,
+  version: 'v1',
+  kind: 'TokenReview',
+  plural: 'tokenreviews',
+  scope: 'Cluster',
+  verbs: ['create'],
+  persisted: false,
+  schema: TokenReviewSchema,
+});
+
+export const BoundObjectReferenceSchema = object(`${P}BoundObjectReference`, {
+  kind: opt(1, t.string(), 'Kind of the referent: Pod or Secret.'),
+  apiVersion: opt(2, t.string(), 'API version of the referent.'),
+  name: opt(3, t.string(), 'Name of the referent.'),
+  uid: opt(4, t.string(), 'UID of the referent.'),
+});
+
+export const TokenRequestSpecSchema = object(`${P}TokenRequestSpec`, {
+  audiences: req(1, t.array(t.string()), 'Intended audiences of the token.'),
+  expirationSeconds: opt(4, ptr(t.int64()), 'Requested validity of the token. Defaults to 1 hour.'),
+  boundObjectRef: opt(3, ref(BoundObjectReferenceSchema), 'An object the token is bound to.'),
+});
+
+export const TokenRequestStatusSchema = object(`${P}TokenRequestStatus`, {
+  token: req(1, t.string(), 'The opaque bearer token.'),
+  expirationTimestamp: req(2, t.time(), 'When the token expires.'),
+});
+
+export const TokenRequestSchema = object(`${P}TokenRequest`, {
+  ...OBJECT_HEAD,
+  spec: req(2, ref(TokenRequestSpecSchema), 'The token requested.'),
+  status: opt(3, ref(TokenRequestStatusSchema), 'The token issued. Set by the server.'),
+});
+export type TokenRequest = Static<typeof TokenRequestSchema>;
+
+export const TokenRequestKind = defineKind({
+  group: AUTHENTICATION_GROUP,
+  version: 'v1',
+  kind: 'TokenRequest',
+  plural: 'tokenrequests',
+  scope: 'Namespaced',
+  verbs: [],
+  persisted: false,
+  schema: TokenRequestSchema,
+  defaults(tr) {
+    tr.spec.expirationSeconds ??= 3600;
+  },
+});

@@ -1,0 +1,134 @@
+/**
+ * authorization.platform/v1: SubjectAccessReview, SelfSubjectAccessReview, LocalSubjectAccessReview and
+ * SelfSubjectRulesReview. Virtual kinds: only `create` is served and nothing is stored.
+ */
+import { type Static, type TObject } from '@sinclair/typebox';
+
+import { object, opt, ref, req, t } from '../../../schema/schema';
+import { defineKind, type Kind, OBJECT_HEAD, schemaPrefix, type Scope } from '../../../scheme/kind';
+
+/** The authorization API group. */
+export const AUTHORIZATION_GROUP = 'authorization.platform';
+const P = schemaPrefix(AUTHORIZATION_GROUP, 'v1');
+
+export const ResourceAttributesSchema = object(`${P}ResourceAttributes`, {
+  namespace: opt(1, t.string(), 'Namespace of the action; "" for cluster-scoped resources or all namespaces.'),
+  verb: opt(2, t.string(), 'A Kubernetes resource API verb, or "*".'),
+  group: opt(3, t.string(), 'API group of the resource, or "*".'),
+  version: opt(4, t.string(), 'API version of the resource, or "*".'),
+  resource: opt(5, t.string(), 'An existing resource type, or "*".'),
+  subresource: opt(6, t.string(), 'An existing subresource, or "".'),
+  name: opt(7, t.string(), 'Name of the resource; "" means all.'),
+});
+
+export const NonResourceAttributesSchema = object(`${P}NonResourceAttributes`, {
+  path: opt(1, t.string(), 'URL path of the request.'),
+  verb: opt(2, t.string(), 'Standard HTTP verb.'),
+});
+
+export const SubjectAccessReviewSpecSchema = object(`${P}SubjectAccessReviewSpec`, {
+  resourceAttributes: opt(1, ref(ResourceAttributesSchema), 'Attributes of a resource request.'),
+  nonResourceAttributes: opt(2, ref(NonResourceAttributesSchema), 'Attributes of a non-resource request.'),
+  user: opt(3, t.string(), 'The user to test for.'),
+  groups: opt(4, t.array(t.string()), 'The groups to test for.'),
+  extra: opt(5, t.map(t.array(t.string())), 'Extra information of the user (authenticator specific).'),
+  uid: opt(6, t.string(), 'UID of the user.'),
+});
+
+export const SubjectAccessReviewStatusSchema = object(`${P}SubjectAccessReviewStatus`, {
+  allowed: req(1, t.bool(), 'Whether the action is allowed.'),
+  denied: opt(4, t.bool(), 'Whether the action is denied (no other authorizer may allow it).'),
+  reason: opt(2, t.string(), 'Why the action was allowed or denied.'),
+  evaluationError: opt(3, t.string(), 'An error of the authorization check, if any.'),
+});
+
+export const SelfSubjectAccessReviewSpecSchema = object(`${P}SelfSubjectAccessReviewSpec`, {
+  resourceAttributes: opt(1, ref(ResourceAttributesSchema)),
+  nonResourceAttributes: opt(2, ref(NonResourceAttributesSchema)),
+});
+
+export const SubjectAccessReviewSchema = object(`${P}SubjectAccessReview`, {
+  ...OBJECT_HEAD,
+  spec: req(2, ref(SubjectAccessReviewSpecSchema), 'The request being evaluated.'),
+  status: opt(3, ref(SubjectAccessReviewStatusSchema), 'Whether the request is allowed. Set by the server.'),
+});
+export type SubjectAccessReview = Static<typeof SubjectAccessReviewSchema>;
+
+export const LocalSubjectAccessReviewSchema = object(`${P}LocalSubjectAccessReview`, {
+  ...OBJECT_HEAD,
+  spec: req(2, ref(SubjectAccessReviewSpecSchema), 'The request being evaluated; its namespace must match.'),
+  status: opt(3, ref(SubjectAccessReviewStatusSchema), 'Whether the request is allowed. Set by the server.'),
+});
+
+export const SelfSubjectAccessReviewSchema = object(`${P}SelfSubjectAccessReview`, {
+  ...OBJECT_HEAD,
+  spec: req(2, ref(SelfSubjectAccessReviewSpecSchema), 'The request being evaluated for the caller.'),
+  status: opt(3, ref(SubjectAccessReviewStatusSchema), 'Whether the request is allowed. Set by the server.'),
+});
+
+export const ResourceRuleSchema = object(`${P}ResourceRule`, {
+  verbs: req(1, t.array(t.string())),
+  apiGroups: opt(2, t.array(t.string())),
+  resources: opt(3, t.array(t.string())),
+  resourceNames: opt(4, t.array(t.string())),
+});
+
+export const NonResourceRuleSchema = object(`${P}NonResourceRule`, {
+  verbs: req(1, t.array(t.string())),
+  nonResourceURLs: opt(2, t.array(t.string())),
+});
+
+export const SelfSubjectRulesReviewSpecSchema = object(`${P}SelfSubjectRulesReviewSpec`, {
+  namespace: opt(1, t.string(), 'Namespace to evaluate rules for.'),
+});
+
+export const SubjectRulesReviewStatusSchema = object(`${P}SubjectRulesReviewStatus`, {
+  resourceRules: req(1, t.array(ref(ResourceRuleSchema)), 'What the subject may do with resources.'),
+  nonResourceRules: req(2, t.array(ref(NonResourceRuleSchema)), 'What the subject may do with non-resource URLs.'),
+  incomplete: req(3, t.bool(), 'The list is incomplete (an authorizer cannot enumerate its rules).'),
+  evaluationError: opt(4, t.string()),
+});
+
+export const SelfSubjectRulesReviewSchema = object(`${P}SelfSubjectRulesReview`, {
+  ...OBJECT_HEAD,
+  spec: req(2, ref(SelfSubjectRulesReviewSpecSchema), 'The namespace to list the rules of.'),
+  status: opt(3, ref(SubjectRulesReviewStatusSchema), 'The rules. Set by the server.'),
+});
+
+function reviewKind<S extends TObject>(kind: string, plural: string, scope: Scope, schema: S): Kind<S> {
+  return defineKind({
+    group: AUTHORIZATION_GROUP,
+    version: 'v1',
+    kind,
+    plural,
+    scope,
+    verbs: ['create'],
+    persisted: false,
+    schema,
+  });
+}
+
+export const SubjectAccessReviewKind = reviewKind(
+  'SubjectAccessReview',
+  'subjectaccessreviews',
+  'Cluster',
+  SubjectAccessReviewSchema,
+);
+export const SelfSubjectAccessReviewKind = reviewKind(
+  'SelfSubjectAccessReview',
+  'selfsubjectaccessreviews',
+  'Cluster',
+  SelfSubjectAccessReviewSchema,
+);
+export const LocalSubjectAccessReviewKind = reviewKind(
+  'LocalSubjectAccessReview',
+  'localsubjectaccessreviews',
+  'Namespaced',
+  LocalSubjectAccessReviewSchema,
+);
+export const SelfSubjectRulesReviewKind = reviewKind(
+  'SelfSubjectRulesReview',
+  'selfsubjectrulesreviews',
+  'Cluster',
+  SelfSubjectRulesReviewSchema,
+);

@@ -1,0 +1,72 @@
+/** events.platform/v1 Event: the newer shape of core/v1 Event (same storage in Kubernetes). */
+import { type Static } from '@sinclair/typebox';
+
+import { object, opt, ref, req, t } from '../../../schema/schema';
+import { defineKind, OBJECT_HEAD, schemaPrefix } from '../../../scheme/kind';
+import { eventColumns } from '../../core/v1/event';
+import { EventSourceSchema, ObjectReferenceSchema } from '../../core/v1/types';
+
+const P = schemaPrefix('events.platform', 'v1');
+
+export const EventSeriesSchema = object(`${P}EventSeries`, {
+  count: req(1, t.int32(), 'Occurrences in this series up to the last heartbeat.'),
+  lastObservedTime: req(2, t.microTime(), 'Time of the last occurrence observed.'),
+});
+
+export const EventSchema = object(`${P}Event`, {
+  ...OBJECT_HEAD,
+  eventTime: req(2, t.microTime(), 'Time when this event was first observed.'),
+  series: opt(3, ref(EventSeriesSchema), 'Data about the event series, or unset for a singleton.'),
+  reportingController: opt(4, t.string(), 'Name of the controller that emitted this event.'),
+  reportingInstance: opt(5, t.string(), 'ID of the controller instance.'),
+  action: opt(6, t.string(), 'What action was taken/failed regarding the regarding object.'),
+  reason: opt(7, t.string(), 'Why the action was taken.'),
+  regarding: opt(8, ref(ObjectReferenceSchema), 'The object this event is about.'),
+  related: opt(9, ref(ObjectReferenceSchema), 'Optional secondary object.'),
+  note: opt(10, t.string(), 'Human-readable description of the status of this operation.'),
+  type: opt(11, t.string(), 'Normal or Warning.'),
+  deprecatedSource: opt(12, ref(EventSourceSchema), 'Deprecated source (core/v1 compatibility).'),
+  deprecatedFirstTimestamp: opt(13, t.time()),
+  deprecatedLastTimestamp: opt(14, t.time()),
+  deprecatedCount: opt(15, t.int32()),
+});
+export type EventsV1Event = Static<typeof EventSchema>;
+
+export const EventsV1EventKind = defineKind({
+  group: 'events.platform',
+  version: 'v1',
+  kind: 'Event',
+  plural: 'events',
+  shortNames: ['ev'],
+  scope: 'Namespaced',
+  schema: EventSchema,
+  columns: eventColumns((e: EventsV1Event) => ({
+    lastTimestamp: e.deprecatedLastTimestamp,
+    firstTimestamp: e.deprecatedFirstTimestamp,
+    eventTime: e.eventTime,
+    series: e.series,
+    count: e.deprecatedCount,
+    type: e.type,
+    reason: e.reason,
+    object: e.regarding ?? {},
+    source: (() => {
+      const component = e.deprecatedSource?.component || e.reportingController;
+      const instance = e.deprecatedSource?.host || e.reportingInstance;
+      return instance ? `${component ?? ''}, ${instance}` : (component ?? '');
+    })(),
+    message: e.note,
+  })),
+  fields: {
+    'involvedObject.kind': (o) => o.regarding?.kind ?? '',
+    'involvedObject.namespace': (o) => o.regarding?.namespace ?? '',
+    'involvedObject.name': (o) => o.regarding?.name ?? '',
+    'involvedObject.uid': (o) => o.regarding?.uid ?? '',
+    'involvedObject.apiVersion': (o) => o.regarding?.apiVersion ?? '',
+    'involvedObject.resourceVersion': (o) => o.regarding?.resourceVersion ?? '',
+    'involvedObject.fieldPath': (o) => o.regarding?.fieldPath ?? '',
+    reason: (o) => o.reason ?? '',
+    reportingComponent: (o) => o.reportingController ?? '',
+    source: (o) => o.deprecatedSource?.component ?? '',
+    type: (o) => o.type ?? '',
+  },
+});
