@@ -52,6 +52,12 @@ describe('parseFieldSelector: canonical form', () => {
     expect(parseFieldSelector(input).toString()).toBe(want);
   });
 
+  it('sorts terms by UTF-8 bytes, as Go does', () => {
+    // U+FF21 sorts after U+1F600 in UTF-16 code units but before it in UTF-8 bytes.
+    expect(parseFieldSelector('x=\u{1F600},x=\uFF21').toString()).toBe('x=\uFF21,x=\u{1F600}');
+    expect(parseFieldSelector('b=1,a=2,c=\u00e9').toString()).toBe('a=2,b=1,c=\u00e9');
+  });
+
   it('is deterministic whatever the input order', () => {
     expect(parseFieldSelector('x=a,a=x').toString()).toBe(parseFieldSelector('a=x,x=a').toString());
   });

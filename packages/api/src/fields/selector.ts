@@ -232,9 +232,15 @@ function splitTerm(term: string): [string, (typeof TERM_OPERATORS)[number], stri
   return undefined;
 }
 
+const NEEDS_BYTE_ORDER = /[\ud800-\uffff]/;
+
 function byteOrder(a: string, b: string): number {
-  // Go sorts strings by bytes; for the BMP, code-unit order differs only around surrogates.
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  // Go sorts strings by UTF-8 bytes. UTF-16 code-unit order is the same except where surrogates
+  // meet characters U+E000 and above, so only such strings need the slower byte comparison.
+  if (NEEDS_BYTE_ORDER.test(a) || NEEDS_BYTE_ORDER.test(b)) {
+    return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

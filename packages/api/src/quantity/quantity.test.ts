@@ -2,6 +2,7 @@ import {
   ERR_FORMAT_WRONG,
   ERR_SUFFIX,
   isQuantityParseError,
+  MAX_QUANTITY_LENGTH,
   maxQuantity,
   minQuantity,
   mustParse,
@@ -299,6 +300,21 @@ describe('parseQuantity: errors', () => {
 
   it('rejects non-strings instead of crashing', () => {
     expect(() => parseQuantity(5 as unknown as string)).toThrow(ERR_FORMAT_WRONG);
+  });
+
+  it('refuses absurdly long text, and parses long-but-allowed text quickly', () => {
+    expect(() => parseQuantity('1'.repeat(MAX_QUANTITY_LENGTH + 1))).toThrow(
+      new QuantityParseError(
+        `quantity is too long: ${MAX_QUANTITY_LENGTH + 1} characters, at most ${MAX_QUANTITY_LENGTH}`,
+      ),
+    );
+    const start = process.hrtime.bigint();
+    const big = parseQuantity('1' + '0'.repeat(MAX_QUANTITY_LENGTH - 1));
+    expect(big.toString()).toBe(`1e${MAX_QUANTITY_LENGTH - 1}`);
+    expect(parseQuantity('1' + '0'.repeat(30)).toString()).toBe('1e30');
+    expect(parseQuantity('0.' + '0'.repeat(MAX_QUANTITY_LENGTH - 3) + '1').toString()).toBe('1n');
+    expect(big.add(parseQuantity('1n')).sub(big).toString()).toBe('1n');
+    expect(Number(process.hrtime.bigint() - start) / 1e6).toBeLessThan(500);
   });
 
   it('mustParseQuantity wraps the reason', () => {

@@ -73,6 +73,8 @@ const BIN_SUFFIX_BY_POWER = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 
 /** Parsed exponents beyond this magnitude are refused: no real quantity needs them, and they would cost memory. */
 const MAX_EXPONENT = 10000;
+/** Longest quantity text accepted. Real quantities are a few dozen characters; huge digit strings cost quadratic time. */
+export const MAX_QUANTITY_LENGTH = 1024;
 const MAX_INT64 = 2n ** 63n - 1n;
 const SUFFIX_CHARS = 'eEinumkKMGTP';
 
@@ -275,9 +277,13 @@ export class Quantity {
     }
     let u = this.unscaled;
     let exp = this.scale;
-    while (u % 10n === 0n) {
-      u /= 10n;
-      exp++;
+    if (u % 10n === 0n) {
+      // Strip factors of ten through the decimal text: linear, where repeated division is quadratic.
+      const text = u.toString();
+      let end = text.length;
+      while (text.charCodeAt(end - 1) === 48) end--;
+      exp += text.length - end;
+      u = BigInt(text.slice(0, end));
     }
     const rem = ((exp % 3) + 3) % 3;
     if (rem !== 0) {
@@ -384,28 +390,38 @@ function interpretSuffix(suffix: string): { base: 2 | 10; exponent: number; form
 /**
  * Parses a quantity (`100m`, `1.5Gi`, `1e3`, `-1`, `+1`, `.5`, `1.`). Throws `QuantityParseError`
  * with Kubernetes' message when the text is not a quantity: `quantities must match the regular
- * expression ...`, `unable to parse quantity's suffix` (unknown suffix, or an exponent beyond ±10000).
+ * expression ...`, `unable to parse quantity's suffix` (unknown suffix, or an exponent beyond ±10000),
+ * `quantity is too long` (more than `MAX_QUANTITY_LENGTH` characters).
  * Unlike Kubernetes, a text with no digit at all (`-`, `.`, `Ki`) is refused rather than read as 0.
  */
 export function parseQuantity(str: string): Quantity {
   if (typeof str !== 'string' || str.length === 0) throw new QuantityParseError(ERR_FORMAT_WRONG);
   if (str === '0') return ZERO;
+  if (str.length > MAX_QUANTITY_LENGTH) {
+    throw new QuantityParseError(`quantity is too long: ${str.length} characters, at most ${MAX_QUANTITY_LENGTH}`);
+  }
   const { positive, num, denom, suffix, hasDigits } = scan(str);
   if (!hasDigits) throw new QuantityParseError(ERR_FORMAT_WRONG);
   const { base, exponent, format } = interpretSuffix(suffix);
 
-  let unscaled = BigInt(num + denom);
+  // Trailing zeros go into the scale, keeping the mantissa small (`1` + 300 zeros is 1e300).
+  const digits = num + denom;
+  let end = digits.length;
+  while (end > 1 && digits.charCodeAt(end - 1) === 48) end--;
+  let unscaled = BigInt(digits.slice(0, end));
   if (!positive) unscaled = -unscaled;
-  let scale = -denom.length;
+  let scale = -denom.length + (digits.length - end);
   if (base === 10) scale += exponent;
   else unscaled *= 1n << BigInt(exponent);
 
   // Kubernetes keeps the input text when its fast int64 path sees it is already canonical.
+  // Its scale there is the suffix exponent less the fraction digits (zeros not folded in).
   let memo: string | undefined;
-  const shifted = num + denom;
+  const shifted = digits;
   if (base === 10) {
-    const fast = 18 - shifted.length >= 0 && scale >= -9;
-    if (fast && scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0') memo = str;
+    const goScale = exponent - denom.length;
+    const fast = 18 - shifted.length >= 0 && goScale >= -9;
+    if (fast && goScale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0') memo = str;
   } else if (denom.length === 0) {
     const precision = 15 - num.length - Math.trunc((exponent * 3) / 10) - 1;
     if (precision >= 0 && (BigInt(num) & 7n) !== 0n) memo = str;
