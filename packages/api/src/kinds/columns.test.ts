@@ -1,4 +1,5 @@
 /** The kubectl columns and field selectors of the kinds other than Pod and Node (see core/v1/*.test.ts). */
+import { type LabelSelector } from '../meta/v1/types';
 import { type Kind } from '../scheme/kind';
 import { tableColumns, toTable } from '../table/table';
 import { ControllerRevisionKind } from './apps/v1/controller-revision';
@@ -16,6 +17,7 @@ import { EventKind } from './core/v1/event';
 import { LimitRangeKind } from './core/v1/limit-range';
 import { NamespaceKind } from './core/v1/namespace';
 import { PersistentVolumeClaimKind, PersistentVolumeKind } from './core/v1/persistent-volume';
+import { PodTemplateKind } from './core/v1/pod-template';
 import { ReplicationControllerKind } from './core/v1/replication-controller';
 import { ResourceQuotaKind } from './core/v1/resource-quota';
 import { SecretKind } from './core/v1/secret';
@@ -47,7 +49,7 @@ const TEMPLATE = {
     ],
   },
 };
-const SELECTOR = {
+const SELECTOR: LabelSelector = {
   matchLabels: { app: 'web' },
   matchExpressions: [
     { key: 'tier', operator: 'In', values: ['b', 'a'] },
@@ -365,6 +367,12 @@ describe('printer columns', () => {
       SecretKind,
       { type: 'kubernetes.io/tls', data: { 'tls.crt': 'AA==', 'tls.key': 'AA==' } },
       { Name: 'x', Type: 'kubernetes.io/tls', Data: 2, Age: '60m' },
+    ],
+    [
+      'a pod template',
+      PodTemplateKind,
+      { template: TEMPLATE },
+      { Name: 'x', Containers: 'web,proxy', Images: 'nginx:1.21,envoy:1.18', 'Pod Labels': 'app=web' },
     ],
     [
       'a config map',

@@ -46,6 +46,7 @@ import { NamespaceKind } from './core/v1/namespace';
 import { NodeKind } from './core/v1/node';
 import { PersistentVolumeClaimKind, PersistentVolumeKind } from './core/v1/persistent-volume';
 import { PodKind } from './core/v1/pod';
+import { PodTemplateKind } from './core/v1/pod-template';
 import { ReplicationControllerKind } from './core/v1/replication-controller';
 import { ResourceQuotaKind } from './core/v1/resource-quota';
 import { SecretKind } from './core/v1/secret';
@@ -70,6 +71,7 @@ export * from './core/v1/namespace';
 export * from './core/v1/node';
 export * from './core/v1/persistent-volume';
 export * from './core/v1/pod';
+export * from './core/v1/pod-template';
 export * from './core/v1/replication-controller';
 export * from './core/v1/resource-quota';
 export * from './core/v1/secret';
@@ -114,6 +116,7 @@ export const BUILTIN_KINDS = [
   PersistentVolumeClaimKind,
   PersistentVolumeKind,
   PodKind,
+  PodTemplateKind,
   ReplicationControllerKind,
   ResourceQuotaKind,
   SecretKind,

@@ -308,6 +308,27 @@ describe('structural decoding of nested trees', () => {
     expect(result.ok ? [] : result.errors).toContain(message);
   });
 
+  it.each([
+    [
+      'an EndpointSlice of a service without endpoints',
+      'io.platform.api.discovery.v1beta1.EndpointSlice',
+      { addressType: 'IPv4', endpoints: null },
+    ],
+    [
+      'a TokenRequest for the default audiences',
+      'io.platform.api.authentication.v1.TokenRequest',
+      { spec: { audiences: null } },
+    ],
+    ['a LimitRange without limits', 'io.platform.api.core.v1.LimitRange', { spec: { limits: null } }],
+    [
+      'a SelfSubjectRulesReview answer without rules',
+      'io.platform.api.authorization.v1.SelfSubjectRulesReview',
+      { spec: {}, status: { resourceRules: null, nonResourceRules: null, incomplete: false } },
+    ],
+  ])('accepts what Go clients send for %s (nil slices as null)', (_what, id, input) => {
+    expect(decodeInto(id, input).ok).toBe(true);
+  });
+
   it('drops unknown fields deep in the tree, as Kubernetes 1.21 does', () => {
     const result = decodeInto<{ spec: { containers: Record<string, unknown>[] } }>('io.platform.api.core.v1.Pod', {
       spec: { containers: [{ name: 'c', bogus: 1 }] },

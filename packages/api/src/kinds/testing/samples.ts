@@ -374,6 +374,7 @@ export const SAMPLES: Record<string, Record<string, unknown>> = {
       qosClass: 'Burstable',
     },
   },
+  'v1/PodTemplate': { metadata: META, template: { metadata: { labels: { app: 'web' } }, spec: POD_SPEC } },
   'v1/ReplicationController': {
     metadata: META,
     spec: { replicas: 0, minReadySeconds: 5, selector: { app: 'web' }, template: TEMPLATE },

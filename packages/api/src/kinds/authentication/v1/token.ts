@@ -57,7 +57,8 @@ export const BoundObjectReferenceSchema = object(`${P}BoundObjectReference`, {
 });
 
 export const TokenRequestSpecSchema = object(`${P}TokenRequestSpec`, {
-  audiences: req(1, t.array(t.string()), 'Intended audiences of the token.'),
+  // Not required: client-go sends `null` for "the API server's audiences".
+  audiences: opt(1, t.array(t.string()), 'Intended audiences of the token; the API server when empty.'),
   expirationSeconds: opt(4, ptr(t.int64()), 'Requested validity of the token. Defaults to 1 hour.'),
   boundObjectRef: opt(3, ref(BoundObjectReferenceSchema), 'An object the token is bound to.'),
 });

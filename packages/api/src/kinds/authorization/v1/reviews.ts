@@ -67,14 +67,14 @@ export const SelfSubjectAccessReviewSchema = object(`${P}SelfSubjectAccessReview
 });
 
 export const ResourceRuleSchema = object(`${P}ResourceRule`, {
-  verbs: req(1, t.array(t.string())),
+  verbs: opt(1, t.array(t.string())),
   apiGroups: opt(2, t.array(t.string())),
   resources: opt(3, t.array(t.string())),
   resourceNames: opt(4, t.array(t.string())),
 });
 
 export const NonResourceRuleSchema = object(`${P}NonResourceRule`, {
-  verbs: req(1, t.array(t.string())),
+  verbs: opt(1, t.array(t.string())),
   nonResourceURLs: opt(2, t.array(t.string())),
 });
 
@@ -83,9 +83,9 @@ export const SelfSubjectRulesReviewSpecSchema = object(`${P}SelfSubjectRulesRevi
 });
 
 export const SubjectRulesReviewStatusSchema = object(`${P}SubjectRulesReviewStatus`, {
-  resourceRules: req(1, t.array(ref(ResourceRuleSchema)), 'What the subject may do with resources.'),
-  nonResourceRules: req(2, t.array(ref(NonResourceRuleSchema)), 'What the subject may do with non-resource URLs.'),
-  incomplete: req(3, t.bool(), 'The list is incomplete (an authorizer cannot enumerate its rules).'),
+  resourceRules: opt(1, t.array(ref(ResourceRuleSchema)), 'What the subject may do with resources.'),
+  nonResourceRules: opt(2, t.array(ref(NonResourceRuleSchema)), 'What the subject may do with non-resource URLs.'),
+  incomplete: opt(3, t.bool(), 'The list is incomplete (an authorizer cannot enumerate its rules).'),
   evaluationError: opt(4, t.string()),
 });
 

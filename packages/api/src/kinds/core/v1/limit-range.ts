@@ -1,14 +1,14 @@
 /** core/v1 LimitRange: per-object resource limits and defaults in a namespace. */
 import { type Static } from '@sinclair/typebox';
 
-import { object, opt, ref, req, t } from '../../../schema/schema';
+import { object, opt, ref, t } from '../../../schema/schema';
 import { defineKind, OBJECT_HEAD, schemaPrefix } from '../../../scheme/kind';
 import { LimitRangeItemSchema } from './types';
 
 const P = schemaPrefix('', 'v1');
 
 export const LimitRangeSpecSchema = object(`${P}LimitRangeSpec`, {
-  limits: req(1, t.array(ref(LimitRangeItemSchema)), 'The limits enforced.'),
+  limits: opt(1, t.array(ref(LimitRangeItemSchema)), 'The limits enforced.'),
 });
 
 export const LimitRangeSchema = object(`${P}LimitRange`, {

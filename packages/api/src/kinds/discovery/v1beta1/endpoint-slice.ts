@@ -42,7 +42,8 @@ export const EndpointSlicePortSchema = object(`${P}EndpointPort`, {
 export const EndpointSliceSchema = object(`${P}EndpointSlice`, {
   ...OBJECT_HEAD,
   addressType: req(4, t.enumOf(['IPv4', 'IPv6', 'FQDN']), 'Type of the addresses of this slice.'),
-  endpoints: req(2, t.array(ref(EndpointSliceEndpointSchema)), 'The unique endpoints of this slice.'),
+  // Not required: a service without ready pods has a slice with no endpoints (`null` from Go clients).
+  endpoints: opt(2, t.array(ref(EndpointSliceEndpointSchema)), 'The unique endpoints of this slice.'),
   ports: opt(3, t.array(ref(EndpointSlicePortSchema)), 'Network ports exposed by each endpoint.'),
 });
 export type EndpointSlice = Static<typeof EndpointSliceSchema>;
@@ -83,7 +84,7 @@ export const EndpointSliceKind = defineKind({
       type: 'string',
       description: 'Addresses of the endpoints.',
       cell: (o) => {
-        const all = o.endpoints.flatMap((e) => e.addresses);
+        const all = (o.endpoints ?? []).flatMap((e) => e.addresses);
         return listWithMore(all.slice(0, 3), all.length, 3);
       },
     },

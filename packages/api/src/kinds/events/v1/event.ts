@@ -15,7 +15,8 @@ export const EventSeriesSchema = object(`${P}EventSeries`, {
 
 export const EventSchema = object(`${P}Event`, {
   ...OBJECT_HEAD,
-  eventTime: req(2, t.microTime(), 'Time when this event was first observed.'),
+  // Required by validation for new events; events written through core/v1 may lack it, so not structurally.
+  eventTime: opt(2, t.microTime(), 'Time when this event was first observed.'),
   series: opt(3, ref(EventSeriesSchema), 'Data about the event series, or unset for a singleton.'),
   reportingController: opt(4, t.string(), 'Name of the controller that emitted this event.'),
   reportingInstance: opt(5, t.string(), 'ID of the controller instance.'),
