@@ -57,7 +57,7 @@ export interface WriteOptions {
 }
 
 /** Options of `Store.list`. */
-export interface ListOptions {
+export interface StoreListOptions {
   /** Read at this past revision. Compacted if older than the compacted revision; RevisionTooLarge if in the future. */
   at?: Revision;
   /** At most this many keys (positive integer); unset = all. */
@@ -83,7 +83,7 @@ export interface Store {
   /** Reads `key` (at a past revision with `at`); undefined when absent. Compacted if `at` < compacted revision. */
   get(key: string, o?: { at?: Revision }): Promise<KeyValue | undefined>;
   /** Reads keys starting with `prefix`, in ascending key order, all at one revision. */
-  list(prefix: string, o?: ListOptions): Promise<ListResult>;
+  list(prefix: string, o?: StoreListOptions): Promise<ListResult>;
   /**
    * Compare-and-swap: writes `value` only if the key's modRevision equals `expectModRevision`.
    * Conflict (carrying the current kv in `err.current`) if it differs; KeyNotFound if the key is absent.

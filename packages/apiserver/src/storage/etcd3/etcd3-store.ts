@@ -31,7 +31,7 @@ import {
   keyExists,
   keyNotFound,
   revisionTooLarge,
-  StorageError,
+  type StorageError,
   timeout,
   unreachable,
   tooLarge,
@@ -43,7 +43,7 @@ import {
   prefixEnd,
   type DeletedKeyValue,
   type KeyValue,
-  type ListOptions,
+  type StoreListOptions,
   type ListResult,
   type Revision,
   type Store,
@@ -328,7 +328,7 @@ export class Etcd3Store implements Store {
   }
 
   /** See `Store.list`. */
-  async list(prefix: string, o: ListOptions = {}): Promise<ListResult> {
+  async list(prefix: string, o: StoreListOptions = {}): Promise<ListResult> {
     if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
     checkLimit(o.limit);
     if (o.at !== undefined) checkRevision(o.at, 'at');

@@ -29,7 +29,7 @@ import {
   prefixEnd,
   type DeletedKeyValue,
   type KeyValue,
-  type ListOptions,
+  type StoreListOptions,
   type ListResult,
   type Revision,
   type Store,
@@ -363,7 +363,7 @@ export class SqliteStore implements Store {
   }
 
   /** See `Store.list`. */
-  async list(prefix: string, o: ListOptions = {}): Promise<ListResult> {
+  async list(prefix: string, o: StoreListOptions = {}): Promise<ListResult> {
     if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
     checkLimit(o.limit);
     if (o.at !== undefined) checkRevision(o.at, 'at');

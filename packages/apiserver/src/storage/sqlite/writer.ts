@@ -13,6 +13,10 @@
  * failure fails every op of the batch. The main thread sends the next batch only after the answer (group commit).
  */
 
+import type * as workerThreads from 'node:worker_threads';
+
+import type BetterSqlite3 from 'better-sqlite3';
+
 /** A row of the log as the worker returns it (integers as bigint). */
 export interface LogRow {
   id: bigint;
@@ -83,9 +87,9 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) W
 /* eslint-disable @typescript-eslint/no-require-imports */
 /** The worker's body. See the module comment: self-contained on purpose. */
 export function writerMain(): void {
-  const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
+  const { parentPort, workerData } = require('node:worker_threads') as typeof workerThreads;
   const data = workerData as WriterData & { schema: string };
-  const Database = require(data.sqliteModule) as typeof import('better-sqlite3');
+  const Database = require(data.sqliteModule) as typeof BetterSqlite3;
   const port = parentPort!;
   const db = new Database(data.path);
   db.defaultSafeIntegers(true);
