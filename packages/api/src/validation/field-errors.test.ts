@@ -8,6 +8,7 @@ import {
   formatBadValue,
   internalError,
   invalid,
+  invalidEach,
   notFound,
   notSupported,
   required,
@@ -115,6 +116,17 @@ describe('field error constructors and printing (Go field.Error.Error())', () =>
   it('prints objects with their own toString (Go fmt.Stringer)', () => {
     const v = { toString: () => '100m' };
     expect(formatBadValue(v)).toBe('100m');
+  });
+});
+
+describe('invalidEach', () => {
+  it('makes one error per message', () => {
+    const p = new FieldPath('metadata', 'name');
+    expect(invalidEach(p, 'x', [])).toEqual([]);
+    expect(invalidEach(p, 'x', ['a', 'b']).map(fieldErrorToString)).toEqual([
+      'metadata.name: Invalid value: "x": a',
+      'metadata.name: Invalid value: "x": b',
+    ]);
   });
 });
 

@@ -87,6 +87,14 @@ export function invalid(path: FieldPath, value: unknown, detail: string): FieldE
   return { type: 'FieldValueInvalid', field: path.toString(), badValue: value, detail };
 }
 
+/**
+ * One `FieldValueInvalid` error per message at `path`, e.g. `invalidEach(path, name, isDNS1123Label(name))`:
+ * the usual way to turn an `is…` check into field errors.
+ */
+export function invalidEach(path: FieldPath, value: unknown, messages: readonly string[]): FieldError[] {
+  return messages.map((detail) => invalid(path, value, detail));
+}
+
 /** A required value is missing; `detail` may say what was expected (may be empty). */
 export function required(path: FieldPath, detail = ''): FieldError {
   return { type: 'FieldValueRequired', field: path.toString(), badValue: '', detail };

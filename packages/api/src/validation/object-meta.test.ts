@@ -1,8 +1,11 @@
 import { FieldPath, fieldErrorToString } from './field-errors';
 import { nameIsDNSSubdomain, validatePathSegmentName } from './names';
 import {
+  semanticEqual,
   validateEnum,
   validateFieldManager,
+  validateImmutableField,
+  validateNoNewFinalizers,
   validateObjectMeta,
   validateObjectMetaUpdate,
   type ObjectMetaLike,
@@ -313,6 +316,59 @@ describe('validateEnum', () => {
     expect(validateEnum('A', ['A', 'B'], p)).toEqual([]);
     expect(validateEnum('C', ['A', 'B'], p).map(fieldErrorToString)).toEqual([
       'spec.policy: Unsupported value: "C": supported values: "A", "B"',
+    ]);
+  });
+});
+
+class Box {
+  constructor(readonly v: number) {}
+  equals(o: Box): boolean {
+    return o.v === this.v;
+  }
+}
+
+describe('semanticEqual and validateImmutableField', () => {
+  it.each<[unknown, unknown, boolean]>([
+    [1, 1, true],
+    [1, 2, false],
+    ['a', 'a', true],
+    [null, undefined, true],
+    [undefined, null, true],
+    [null, 0, false],
+    ['', undefined, false],
+    [NaN, NaN, true],
+    [{ a: 1, b: undefined }, { a: 1 }, true],
+    [{ a: 1, b: null }, { a: 1 }, true],
+    [{ a: [1, { b: 'x' }] }, { a: [1, { b: 'x' }] }, true],
+    [{ a: [1, { b: 'x' }] }, { a: [1, { b: 'y' }] }, false],
+    [[1, 2], [2, 1], false],
+    [[1], { 0: 1 }, false],
+    [[], undefined, false],
+    [new Box(1), new Box(1), true],
+    [new Box(1), new Box(2), false],
+    [new Box(1), { v: 1 }, false],
+  ])('%p vs %p → %p', (a, b, want) => {
+    expect(semanticEqual(a, b)).toBe(want);
+    expect(semanticEqual(b, a)).toBe(want);
+  });
+
+  it('reports a changed immutable field with the new value', () => {
+    const p = new FieldPath('spec', 'selector');
+    expect(validateImmutableField({ a: 'b' }, { a: 'b' }, p)).toEqual([]);
+    expect(validateImmutableField({ a: 'c' }, { a: 'b' }, p).map(fieldErrorToString)).toEqual([
+      'spec.selector: Invalid value: {"a":"c"}: field is immutable',
+    ]);
+    expect(validateImmutableField('x', undefined, p).map(fieldErrorToString)).toEqual([
+      'spec.selector: Invalid value: "x": field is immutable',
+    ]);
+  });
+
+  it('forbids new finalizers', () => {
+    const p = new FieldPath('metadata', 'finalizers');
+    expect(validateNoNewFinalizers(['a'], ['a', 'b'], p)).toEqual([]);
+    expect(validateNoNewFinalizers(undefined, undefined, p)).toEqual([]);
+    expect(validateNoNewFinalizers(['c', 'a', 'c'], ['a'], p).map(fieldErrorToString)).toEqual([
+      'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"c"}',
     ]);
   });
 });

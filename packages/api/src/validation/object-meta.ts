@@ -344,20 +344,7 @@ export function validateObjectMetaUpdate(
   const o: ObjectMetaLike = oldMeta !== null && typeof oldMeta === 'object' ? oldMeta : {};
 
   const oldDeleting = o.deletionTimestamp !== undefined && o.deletionTimestamp !== null && o.deletionTimestamp !== '';
-  if (oldDeleting) {
-    const oldSet = new Set(Array.isArray(o.finalizers) ? o.finalizers : []);
-    const extra = [...new Set(Array.isArray(n.finalizers) ? n.finalizers : [])].filter((f) => !oldSet.has(f)).sort();
-    if (extra.length > 0) {
-      errs.push(
-        forbidden(
-          path.child('finalizers'),
-          `no new finalizers can be added if the object is being deleted, found new finalizers []string{${extra
-            .map(goQuote)
-            .join(', ')}}`,
-        ),
-      );
-    }
-  }
+  if (oldDeleting) errs.push(...validateNoNewFinalizers(n.finalizers, o.finalizers, path.child('finalizers')));
   if (n.resourceVersion === undefined || n.resourceVersion === null || n.resourceVersion === '') {
     errs.push(invalid(path.child('resourceVersion'), n.resourceVersion ?? '', 'must be specified for an update'));
   }
@@ -386,6 +373,64 @@ export function validateObjectMetaUpdate(
   errs.push(...validateFinalizers(n.finalizers, path.child('finalizers')));
   errs.push(...validateManagedFields(n.managedFields, path.child('managedFields')));
   return errs;
+}
+
+/**
+ * Structural equality of decoded API values, as Kubernetes' semantic `DeepEqual` for our JSON
+ * shapes: absent, `undefined` and `null` are equal (all Go's nil); objects with an `equals` method
+ * (quantities) compare with it; arrays element by element; strings as written.
+ */
+export function semanticEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  // JSON null and an absent field both decode to Go's nil.
+  if ((a === null || a === undefined) && (b === null || b === undefined)) return true;
+  if (typeof a === 'number' && typeof b === 'number') return Number.isNaN(a) && Number.isNaN(b);
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  const eq = (a as { equals?: unknown }).equals;
+  if (typeof eq === 'function' || typeof (b as { equals?: unknown }).equals === 'function') {
+    // Value types (quantities) compare with their own equality, and only with their own kind.
+    return (
+      a.constructor === b.constructor && typeof eq === 'function' && (eq as (o: unknown) => boolean).call(a, b) === true
+    );
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => semanticEqual(v, bb[i]));
+  }
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const keys = new Set([...Object.keys(ra), ...Object.keys(rb)]);
+  for (const k of keys) if (!semanticEqual(ra[k], rb[k])) return false;
+  return true;
+}
+
+/** Reports a field whose value changed: `Invalid value: <new>: field is immutable`. */
+export function validateImmutableField(newVal: unknown, oldVal: unknown, path: FieldPath): FieldError[] {
+  return semanticEqual(newVal, oldVal) ? [] : [invalid(path, newVal, FIELD_IMMUTABLE_ERROR_MSG)];
+}
+
+/**
+ * Forbids finalizers in `newFinalizers` that are not in `oldFinalizers` (used once deletion has
+ * started): `Forbidden: no new finalizers can be added if the object is being deleted, found new
+ * finalizers []string{"a"}`.
+ */
+export function validateNoNewFinalizers(
+  newFinalizers: readonly string[] | undefined,
+  oldFinalizers: readonly string[] | undefined,
+  path: FieldPath,
+): FieldError[] {
+  const oldSet = new Set(Array.isArray(oldFinalizers) ? oldFinalizers : []);
+  const extra = [...new Set(Array.isArray(newFinalizers) ? newFinalizers : [])].filter((f) => !oldSet.has(f)).sort();
+  if (extra.length === 0) return [];
+  return [
+    forbidden(
+      path,
+      `no new finalizers can be added if the object is being deleted, found new finalizers []string{${extra
+        .map(goQuote)
+        .join(', ')}}`,
+    ),
+  ];
 }
 
 /** The operations a managed-fields entry may record. */
