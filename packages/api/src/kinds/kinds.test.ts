@@ -143,8 +143,9 @@ describe('OpenAPI definitions of the built-in kinds', () => {
     for (const r of refs) expect(defs[r.slice('#/definitions/'.length)]).toBeDefined();
   });
 
-  it('carry the group-version-kind of every kind and list', () => {
+  it('carry the group-version-kind and a description (kubectl explain) of every kind and list', () => {
     for (const k of BUILTIN_KINDS) {
+      expect(defs[k.schema.$id as string]?.description).toMatch(/^[A-Z].{10,}/);
       expect(defs[k.schema.$id as string]?.['x-kubernetes-group-version-kind']).toEqual([
         { group: k.group, version: k.version, kind: k.kind },
       ]);

@@ -33,11 +33,15 @@ function cronJobSchemas(version: string) {
     lastScheduleTime: opt(4, t.time(), 'When the job was last successfully scheduled.'),
     lastSuccessfulTime: opt(5, t.time(), 'When the job last successfully completed.'),
   });
-  const CronJob = object(`${P}CronJob`, {
-    ...OBJECT_HEAD,
-    spec: opt(2, ref(CronJobSpec), 'Desired behavior of the cron job, including the schedule.'),
-    status: opt(3, ref(CronJobStatus), 'Current status of the cron job.'),
-  });
+  const CronJob = object(
+    `${P}CronJob`,
+    {
+      ...OBJECT_HEAD,
+      spec: opt(2, ref(CronJobSpec), 'Desired behavior of the cron job, including the schedule.'),
+      status: opt(3, ref(CronJobStatus), 'Current status of the cron job.'),
+    },
+    { description: 'CronJob represents the configuration of a single cron job.' },
+  );
   return { JobTemplateSpec, CronJobSpec, CronJobStatus, CronJob };
 }
 

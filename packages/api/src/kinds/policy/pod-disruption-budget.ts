@@ -26,11 +26,15 @@ function pdbSchemas(version: string) {
     expectedPods: req(6, t.int32(), 'Total number of pods counted by this budget.'),
     conditions: opt(7, t.array(ref(ConditionSchema), { patchMergeKey: 'type', patchStrategy: 'merge' })),
   });
-  return object(`${P}PodDisruptionBudget`, {
-    ...OBJECT_HEAD,
-    spec: opt(2, ref(Spec), 'Desired behavior of the budget.'),
-    status: opt(3, ref(Status), 'Most recently observed status of the budget.'),
-  });
+  return object(
+    `${P}PodDisruptionBudget`,
+    {
+      ...OBJECT_HEAD,
+      spec: opt(2, ref(Spec), 'Desired behavior of the budget.'),
+      status: opt(3, ref(Status), 'Most recently observed status of the budget.'),
+    },
+    { description: 'PodDisruptionBudget defines the maximum disruption that can be caused to a collection of pods.' },
+  );
 }
 
 export const PodDisruptionBudgetSchema = pdbSchemas('v1');
@@ -75,10 +79,14 @@ function pdbKind<S extends TObject>(version: string, schema: S): Kind<S> {
 export const PodDisruptionBudgetKind = pdbKind('v1', PodDisruptionBudgetSchema);
 export const PodDisruptionBudgetV1beta1Kind = pdbKind('v1beta1', PodDisruptionBudgetV1beta1Schema);
 
-export const EvictionSchema = object(`${schemaPrefix('policy', 'v1beta1')}Eviction`, {
-  ...OBJECT_HEAD,
-  deleteOptions: opt(2, ref(DeleteOptionsSchema), 'Options for the deletion of the pod.'),
-});
+export const EvictionSchema = object(
+  `${schemaPrefix('policy', 'v1beta1')}Eviction`,
+  {
+    ...OBJECT_HEAD,
+    deleteOptions: opt(2, ref(DeleteOptionsSchema), 'Options for the deletion of the pod.'),
+  },
+  { description: 'Eviction evicts a pod from its node subject to certain policies and safety constraints.' },
+);
 export type Eviction = Static<typeof EvictionSchema>;
 
 /** The body of `pods/eviction`; served only as that subresource (no verbs of its own). */

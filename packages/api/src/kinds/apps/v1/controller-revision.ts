@@ -6,11 +6,15 @@ import { defineKind, OBJECT_HEAD } from '../../../scheme/kind';
 import { AGE_COLUMN } from '../../../table/table';
 import { APPS_V1 } from './types';
 
-export const ControllerRevisionSchema = object(`${APPS_V1}ControllerRevision`, {
-  ...OBJECT_HEAD,
-  data: opt(2, t.raw(), 'The serialized representation of the state.'),
-  revision: req(3, t.int64(), 'The revision of the state represented by data.'),
-});
+export const ControllerRevisionSchema = object(
+  `${APPS_V1}ControllerRevision`,
+  {
+    ...OBJECT_HEAD,
+    data: opt(2, t.raw(), 'The serialized representation of the state.'),
+    revision: req(3, t.int64(), 'The revision of the state represented by data.'),
+  },
+  { description: 'ControllerRevision implements an immutable snapshot of state data.' },
+);
 export type ControllerRevision = Static<typeof ControllerRevisionSchema>;
 
 /** `statefulset.apps/web`: the controlling owner of an object, `<none>` without one. */

@@ -43,11 +43,15 @@ export const DaemonSetStatusSchema = object(`${APPS_V1}DaemonSetStatus`, {
   conditions: opt(10, t.array(ref(DaemonSetConditionSchema), { patchMergeKey: 'type', patchStrategy: 'merge' })),
 });
 
-export const DaemonSetSchema = object(`${APPS_V1}DaemonSet`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(DaemonSetSpecSchema), 'Desired behavior of the daemon set.'),
-  status: opt(3, ref(DaemonSetStatusSchema), 'Current status of the daemon set.'),
-});
+export const DaemonSetSchema = object(
+  `${APPS_V1}DaemonSet`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(DaemonSetSpecSchema), 'Desired behavior of the daemon set.'),
+    status: opt(3, ref(DaemonSetStatusSchema), 'Current status of the daemon set.'),
+  },
+  { description: 'DaemonSet represents the configuration of a daemon set.' },
+);
 export type DaemonSet = Static<typeof DaemonSetSchema>;
 
 export const DaemonSetKind = defineKind({

@@ -59,11 +59,15 @@ export const DeploymentStatusSchema = object(`${APPS_V1}DeploymentStatus`, {
   collisionCount: opt(8, ptr(t.int32()), 'Count of hash collisions for the Deployment.'),
 });
 
-export const DeploymentSchema = object(`${APPS_V1}Deployment`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(DeploymentSpecSchema), 'Desired behavior of the Deployment.'),
-  status: opt(3, ref(DeploymentStatusSchema), 'Most recently observed status of the Deployment.'),
-});
+export const DeploymentSchema = object(
+  `${APPS_V1}Deployment`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(DeploymentSpecSchema), 'Desired behavior of the Deployment.'),
+    status: opt(3, ref(DeploymentStatusSchema), 'Most recently observed status of the Deployment.'),
+  },
+  { description: 'Deployment enables declarative updates for Pods and ReplicaSets.' },
+);
 export type Deployment = Static<typeof DeploymentSchema>;
 
 export const DeploymentKind = defineKind({

@@ -28,11 +28,15 @@ export const ReplicaSetStatusSchema = object(`${APPS_V1}ReplicaSetStatus`, {
   conditions: opt(6, t.array(ref(ReplicaSetConditionSchema), { patchMergeKey: 'type', patchStrategy: 'merge' })),
 });
 
-export const ReplicaSetSchema = object(`${APPS_V1}ReplicaSet`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(ReplicaSetSpecSchema), 'Desired behavior of the ReplicaSet.'),
-  status: opt(3, ref(ReplicaSetStatusSchema), 'Most recently observed status of the ReplicaSet.'),
-});
+export const ReplicaSetSchema = object(
+  `${APPS_V1}ReplicaSet`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(ReplicaSetSpecSchema), 'Desired behavior of the ReplicaSet.'),
+    status: opt(3, ref(ReplicaSetStatusSchema), 'Most recently observed status of the ReplicaSet.'),
+  },
+  { description: 'ReplicaSet ensures that a specified number of pod replicas are running at any given time.' },
+);
 export type ReplicaSet = Static<typeof ReplicaSetSchema>;
 
 export const ReplicaSetKind = defineKind({

@@ -45,11 +45,15 @@ export const StatefulSetStatusSchema = object(`${APPS_V1}StatefulSetStatus`, {
   conditions: opt(10, t.array(ref(StatefulSetConditionSchema), { patchMergeKey: 'type', patchStrategy: 'merge' })),
 });
 
-export const StatefulSetSchema = object(`${APPS_V1}StatefulSet`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(StatefulSetSpecSchema), 'Desired identities of pods in this set.'),
-  status: opt(3, ref(StatefulSetStatusSchema), 'Current status of the pods in this set.'),
-});
+export const StatefulSetSchema = object(
+  `${APPS_V1}StatefulSet`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(StatefulSetSpecSchema), 'Desired identities of pods in this set.'),
+    status: opt(3, ref(StatefulSetStatusSchema), 'Current status of the pods in this set.'),
+  },
+  { description: 'StatefulSet represents a set of pods with consistent identities.' },
+);
 export type StatefulSet = Static<typeof StatefulSetSchema>;
 
 export const StatefulSetKind = defineKind({

@@ -31,11 +31,15 @@ export const TokenReviewStatusSchema = object(`${P}TokenReviewStatus`, {
   error: opt(3, t.string(), 'Why the token could not be checked.'),
 });
 
-export const TokenReviewSchema = object(`${P}TokenReview`, {
-  ...OBJECT_HEAD,
-  spec: req(2, ref(TokenReviewSpecSchema), 'The token being reviewed.'),
-  status: opt(3, ref(TokenReviewStatusSchema), 'Whether the token can be authenticated. Set by the server.'),
-});
+export const TokenReviewSchema = object(
+  `${P}TokenReview`,
+  {
+    ...OBJECT_HEAD,
+    spec: req(2, ref(TokenReviewSpecSchema), 'The token being reviewed.'),
+    status: opt(3, ref(TokenReviewStatusSchema), 'Whether the token can be authenticated. Set by the server.'),
+  },
+  { description: 'TokenReview attempts to authenticate a token to a known user.' },
+);
 export type TokenReview = Static<typeof TokenReviewSchema>;
 
 export const TokenReviewKind = defineKind({
@@ -68,11 +72,15 @@ export const TokenRequestStatusSchema = object(`${P}TokenRequestStatus`, {
   expirationTimestamp: req(2, t.time(), 'When the token expires.'),
 });
 
-export const TokenRequestSchema = object(`${P}TokenRequest`, {
-  ...OBJECT_HEAD,
-  spec: req(2, ref(TokenRequestSpecSchema), 'The token requested.'),
-  status: opt(3, ref(TokenRequestStatusSchema), 'The token issued. Set by the server.'),
-});
+export const TokenRequestSchema = object(
+  `${P}TokenRequest`,
+  {
+    ...OBJECT_HEAD,
+    spec: req(2, ref(TokenRequestSpecSchema), 'The token requested.'),
+    status: opt(3, ref(TokenRequestStatusSchema), 'The token issued. Set by the server.'),
+  },
+  { description: 'TokenRequest requests a token for a given service account.' },
+);
 export type TokenRequest = Static<typeof TokenRequestSchema>;
 
 export const TokenRequestKind = defineKind({

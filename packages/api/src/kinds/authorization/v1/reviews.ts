@@ -47,24 +47,39 @@ export const SelfSubjectAccessReviewSpecSchema = object(`${P}SelfSubjectAccessRe
   nonResourceAttributes: opt(2, ref(NonResourceAttributesSchema)),
 });
 
-export const SubjectAccessReviewSchema = object(`${P}SubjectAccessReview`, {
-  ...OBJECT_HEAD,
-  spec: req(2, ref(SubjectAccessReviewSpecSchema), 'The request being evaluated.'),
-  status: opt(3, ref(SubjectAccessReviewStatusSchema), 'Whether the request is allowed. Set by the server.'),
-});
+export const SubjectAccessReviewSchema = object(
+  `${P}SubjectAccessReview`,
+  {
+    ...OBJECT_HEAD,
+    spec: req(2, ref(SubjectAccessReviewSpecSchema), 'The request being evaluated.'),
+    status: opt(3, ref(SubjectAccessReviewStatusSchema), 'Whether the request is allowed. Set by the server.'),
+  },
+  { description: 'SubjectAccessReview checks whether or not a user or group can perform an action.' },
+);
 export type SubjectAccessReview = Static<typeof SubjectAccessReviewSchema>;
 
-export const LocalSubjectAccessReviewSchema = object(`${P}LocalSubjectAccessReview`, {
-  ...OBJECT_HEAD,
-  spec: req(2, ref(SubjectAccessReviewSpecSchema), 'The request being evaluated; its namespace must match.'),
-  status: opt(3, ref(SubjectAccessReviewStatusSchema), 'Whether the request is allowed. Set by the server.'),
-});
+export const LocalSubjectAccessReviewSchema = object(
+  `${P}LocalSubjectAccessReview`,
+  {
+    ...OBJECT_HEAD,
+    spec: req(2, ref(SubjectAccessReviewSpecSchema), 'The request being evaluated; its namespace must match.'),
+    status: opt(3, ref(SubjectAccessReviewStatusSchema), 'Whether the request is allowed. Set by the server.'),
+  },
+  {
+    description:
+      'LocalSubjectAccessReview checks whether or not a user or group can perform an action in a given namespace.',
+  },
+);
 
-export const SelfSubjectAccessReviewSchema = object(`${P}SelfSubjectAccessReview`, {
-  ...OBJECT_HEAD,
-  spec: req(2, ref(SelfSubjectAccessReviewSpecSchema), 'The request being evaluated for the caller.'),
-  status: opt(3, ref(SubjectAccessReviewStatusSchema), 'Whether the request is allowed. Set by the server.'),
-});
+export const SelfSubjectAccessReviewSchema = object(
+  `${P}SelfSubjectAccessReview`,
+  {
+    ...OBJECT_HEAD,
+    spec: req(2, ref(SelfSubjectAccessReviewSpecSchema), 'The request being evaluated for the caller.'),
+    status: opt(3, ref(SubjectAccessReviewStatusSchema), 'Whether the request is allowed. Set by the server.'),
+  },
+  { description: 'SelfSubjectAccessReview checks whether the current user can perform an action.' },
+);
 
 export const ResourceRuleSchema = object(`${P}ResourceRule`, {
   verbs: opt(1, t.array(t.string())),
@@ -89,11 +104,18 @@ export const SubjectRulesReviewStatusSchema = object(`${P}SubjectRulesReviewStat
   evaluationError: opt(4, t.string()),
 });
 
-export const SelfSubjectRulesReviewSchema = object(`${P}SelfSubjectRulesReview`, {
-  ...OBJECT_HEAD,
-  spec: req(2, ref(SelfSubjectRulesReviewSpecSchema), 'The namespace to list the rules of.'),
-  status: opt(3, ref(SubjectRulesReviewStatusSchema), 'The rules. Set by the server.'),
-});
+export const SelfSubjectRulesReviewSchema = object(
+  `${P}SelfSubjectRulesReview`,
+  {
+    ...OBJECT_HEAD,
+    spec: req(2, ref(SelfSubjectRulesReviewSpecSchema), 'The namespace to list the rules of.'),
+    status: opt(3, ref(SubjectRulesReviewStatusSchema), 'The rules. Set by the server.'),
+  },
+  {
+    description:
+      'SelfSubjectRulesReview enumerates the set of actions the current user can perform within a namespace.',
+  },
+);
 
 function reviewKind<S extends TObject>(kind: string, plural: string, scope: Scope, schema: S): Kind<S> {
   return defineKind({

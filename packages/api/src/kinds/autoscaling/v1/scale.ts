@@ -19,11 +19,15 @@ export const ScaleStatusSchema = object(`${P}ScaleStatus`, {
   selector: opt(2, t.string(), 'Label query over pods, in the string form of a label selector.'),
 });
 
-export const ScaleSchema = object(`${P}Scale`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(ScaleSpecSchema), 'Desired state of the scale.'),
-  status: opt(3, ref(ScaleStatusSchema), 'Current status of the scale. Read-only.'),
-});
+export const ScaleSchema = object(
+  `${P}Scale`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(ScaleSpecSchema), 'Desired state of the scale.'),
+    status: opt(3, ref(ScaleStatusSchema), 'Current status of the scale. Read-only.'),
+  },
+  { description: 'Scale represents a scaling request for a resource.' },
+);
 export type Scale = Static<typeof ScaleSchema>;
 
 export const ScaleKind = defineKind({
@@ -58,11 +62,15 @@ export const HorizontalPodAutoscalerStatusSchema = object(`${P}HorizontalPodAuto
   currentCPUUtilizationPercentage: opt(5, ptr(t.int32())),
 });
 
-export const HorizontalPodAutoscalerSchema = object(`${P}HorizontalPodAutoscaler`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(HorizontalPodAutoscalerSpecSchema), 'Behaviour of the autoscaler.'),
-  status: opt(3, ref(HorizontalPodAutoscalerStatusSchema), 'Current information about the autoscaler.'),
-});
+export const HorizontalPodAutoscalerSchema = object(
+  `${P}HorizontalPodAutoscaler`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(HorizontalPodAutoscalerSpecSchema), 'Behaviour of the autoscaler.'),
+    status: opt(3, ref(HorizontalPodAutoscalerStatusSchema), 'Current information about the autoscaler.'),
+  },
+  { description: 'Configuration of a horizontal pod autoscaler.' },
+);
 export type HorizontalPodAutoscaler = Static<typeof HorizontalPodAutoscalerSchema>;
 
 export const HorizontalPodAutoscalerKind = defineKind({

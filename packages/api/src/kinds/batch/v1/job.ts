@@ -48,11 +48,15 @@ export const JobStatusSchema = object(`${P}JobStatus`, {
   completedIndexes: opt(7, t.string(), 'Completed indexes of an Indexed job, in text form.'),
 });
 
-export const JobSchema = object(`${P}Job`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(JobSpecSchema), 'Desired behavior of the job.'),
-  status: opt(3, ref(JobStatusSchema), 'Current status of the job.'),
-});
+export const JobSchema = object(
+  `${P}Job`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(JobSpecSchema), 'Desired behavior of the job.'),
+    status: opt(3, ref(JobStatusSchema), 'Current status of the job.'),
+  },
+  { description: 'Job represents the configuration of a single job.' },
+);
 export type Job = Static<typeof JobSchema>;
 
 /** Job defaults (`SetDefaults_Job`), also used for job templates of CronJobs through {@link defaultJobSpec}. */

@@ -15,10 +15,14 @@ export const LeaseSpecSchema = object(`${P}LeaseSpec`, {
   leaseTransitions: opt(5, ptr(t.int32()), 'Number of transitions of the lease between holders.'),
 });
 
-export const LeaseSchema = object(`${P}Lease`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(LeaseSpecSchema), 'Specification of the lease.'),
-});
+export const LeaseSchema = object(
+  `${P}Lease`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(LeaseSpecSchema), 'Specification of the lease.'),
+  },
+  { description: 'Lease defines a lease concept.' },
+);
 export type Lease = Static<typeof LeaseSchema>;
 
 export const LeaseKind = defineKind({

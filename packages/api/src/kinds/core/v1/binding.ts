@@ -7,10 +7,14 @@ import { ObjectReferenceSchema } from './types';
 
 const P = schemaPrefix('', 'v1');
 
-export const BindingSchema = object(`${P}Binding`, {
-  ...OBJECT_HEAD,
-  target: req(2, ref(ObjectReferenceSchema), 'The target object (a Node) to bind to.'),
-});
+export const BindingSchema = object(
+  `${P}Binding`,
+  {
+    ...OBJECT_HEAD,
+    target: req(2, ref(ObjectReferenceSchema), 'The target object (a Node) to bind to.'),
+  },
+  { description: 'Binding ties one object to another; for example, a pod is bound to a node by a scheduler.' },
+);
 export type Binding = Static<typeof BindingSchema>;
 
 export const BindingKind = defineKind({

@@ -7,12 +7,16 @@ import { age } from '../../../table/table';
 
 const P = schemaPrefix('', 'v1');
 
-export const ConfigMapSchema = object(`${P}ConfigMap`, {
-  ...OBJECT_HEAD,
-  immutable: opt(4, ptr(t.bool()), 'If true, only metadata can be modified.'),
-  data: opt(2, t.map(t.string()), 'Configuration data (UTF-8 strings).'),
-  binaryData: opt(3, t.map(t.bytes()), 'Binary configuration data (base64 in JSON).'),
-});
+export const ConfigMapSchema = object(
+  `${P}ConfigMap`,
+  {
+    ...OBJECT_HEAD,
+    immutable: opt(4, ptr(t.bool()), 'If true, only metadata can be modified.'),
+    data: opt(2, t.map(t.string()), 'Configuration data (UTF-8 strings).'),
+    binaryData: opt(3, t.map(t.bytes()), 'Binary configuration data (base64 in JSON).'),
+  },
+  { description: 'ConfigMap holds configuration data for pods to consume.' },
+);
 export type ConfigMap = Static<typeof ConfigMapSchema>;
 
 export const ConfigMapKind = defineKind({

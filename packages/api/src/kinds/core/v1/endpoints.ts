@@ -8,10 +8,14 @@ import { EndpointSubsetSchema } from './types';
 
 const P = schemaPrefix('', 'v1');
 
-export const EndpointsSchema = object(`${P}Endpoints`, {
-  ...OBJECT_HEAD,
-  subsets: opt(2, t.array(ref(EndpointSubsetSchema)), 'Sets of addresses and ports that comprise a service.'),
-});
+export const EndpointsSchema = object(
+  `${P}Endpoints`,
+  {
+    ...OBJECT_HEAD,
+    subsets: opt(2, t.array(ref(EndpointSubsetSchema)), 'Sets of addresses and ports that comprise a service.'),
+  },
+  { description: 'Endpoints is a collection of endpoints that implement the actual service.' },
+);
 export type Endpoints = Static<typeof EndpointsSchema>;
 
 function hostPort(ip: string, port: number): string {

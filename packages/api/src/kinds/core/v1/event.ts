@@ -8,23 +8,27 @@ import { EventSeriesSchema, EventSourceSchema, ObjectReferenceSchema } from './t
 
 const P = schemaPrefix('', 'v1');
 
-export const EventSchema = object(`${P}Event`, {
-  ...OBJECT_HEAD,
-  involvedObject: req(2, ref(ObjectReferenceSchema), 'The object that this event is about.'),
-  reason: opt(3, t.string(), 'Short, machine understandable reason for the transition.'),
-  message: opt(4, t.string(), 'Human-readable description of the status of this operation.'),
-  source: opt(5, ref(EventSourceSchema), 'The component reporting this event.'),
-  firstTimestamp: opt(6, t.time(), 'The time at which the event was first recorded.'),
-  lastTimestamp: opt(7, t.time(), 'The time at which the most recent occurrence was recorded.'),
-  count: opt(8, t.int32(), 'The number of times this event has occurred.'),
-  type: opt(9, t.string(), 'Normal or Warning.'),
-  eventTime: opt(10, t.microTime(), 'Time when this event was first observed.'),
-  series: opt(11, ref(EventSeriesSchema), 'Data about the event series, or unset for a singleton.'),
-  action: opt(12, t.string(), 'What action was taken/failed regarding the object.'),
-  related: opt(13, ref(ObjectReferenceSchema), 'Optional secondary object.'),
-  reportingComponent: opt(14, t.string(), 'Name of the controller that emitted this event.'),
-  reportingInstance: opt(15, t.string(), 'ID of the controller instance.'),
-});
+export const EventSchema = object(
+  `${P}Event`,
+  {
+    ...OBJECT_HEAD,
+    involvedObject: req(2, ref(ObjectReferenceSchema), 'The object that this event is about.'),
+    reason: opt(3, t.string(), 'Short, machine understandable reason for the transition.'),
+    message: opt(4, t.string(), 'Human-readable description of the status of this operation.'),
+    source: opt(5, ref(EventSourceSchema), 'The component reporting this event.'),
+    firstTimestamp: opt(6, t.time(), 'The time at which the event was first recorded.'),
+    lastTimestamp: opt(7, t.time(), 'The time at which the most recent occurrence was recorded.'),
+    count: opt(8, t.int32(), 'The number of times this event has occurred.'),
+    type: opt(9, t.string(), 'Normal or Warning.'),
+    eventTime: opt(10, t.microTime(), 'Time when this event was first observed.'),
+    series: opt(11, ref(EventSeriesSchema), 'Data about the event series, or unset for a singleton.'),
+    action: opt(12, t.string(), 'What action was taken/failed regarding the object.'),
+    related: opt(13, ref(ObjectReferenceSchema), 'Optional secondary object.'),
+    reportingComponent: opt(14, t.string(), 'Name of the controller that emitted this event.'),
+    reportingInstance: opt(15, t.string(), 'ID of the controller instance.'),
+  },
+  { description: 'Event is a report of an event somewhere in the cluster.' },
+);
 export type Event = Static<typeof EventSchema>;
 
 /** The fields of an event the printer reads, common to core/v1 and events.platform/v1 events. */

@@ -11,10 +11,14 @@ export const LimitRangeSpecSchema = object(`${P}LimitRangeSpec`, {
   limits: opt(1, t.array(ref(LimitRangeItemSchema)), 'The limits enforced.'),
 });
 
-export const LimitRangeSchema = object(`${P}LimitRange`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(LimitRangeSpecSchema), 'The limits enforced.'),
-});
+export const LimitRangeSchema = object(
+  `${P}LimitRange`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(LimitRangeSpecSchema), 'The limits enforced.'),
+  },
+  { description: 'LimitRange sets resource usage limits for each kind of resource in a Namespace.' },
+);
 export type LimitRange = Static<typeof LimitRangeSchema>;
 
 export const LimitRangeKind = defineKind({

@@ -28,11 +28,15 @@ export const NamespaceStatusSchema = object(`${P}NamespaceStatus`, {
   ),
 });
 
-export const NamespaceSchema = object(`${P}Namespace`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(NamespaceSpecSchema), 'Behavior of the namespace.'),
-  status: opt(3, ref(NamespaceStatusSchema), 'Current status of the namespace. Read-only.'),
-});
+export const NamespaceSchema = object(
+  `${P}Namespace`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(NamespaceSpecSchema), 'Behavior of the namespace.'),
+    status: opt(3, ref(NamespaceStatusSchema), 'Current status of the namespace. Read-only.'),
+  },
+  { description: 'Namespace provides a scope for Names. Use of multiple namespaces is optional.' },
+);
 export type Namespace = Static<typeof NamespaceSchema>;
 
 export const NamespaceKind = defineKind({

@@ -50,11 +50,15 @@ export const NodeStatusSchema = object(`${P}NodeStatus`, {
   config: opt(11, ref(NodeConfigStatusSchema), 'Deprecated.'),
 });
 
-export const NodeSchema = object(`${P}Node`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(NodeSpecSchema), 'Behavior of the node.'),
-  status: opt(3, ref(NodeStatusSchema), 'Most recently observed status of the node. Read-only.'),
-});
+export const NodeSchema = object(
+  `${P}Node`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(NodeSpecSchema), 'Behavior of the node.'),
+    status: opt(3, ref(NodeStatusSchema), 'Most recently observed status of the node. Read-only.'),
+  },
+  { description: 'Node is a worker node that runs pods.' },
+);
 export type Node = Static<typeof NodeSchema>;
 
 /** Label prefixes naming a node's roles (`node-role.platform/<role>`; the Kubernetes spelling is read too). */

@@ -178,11 +178,18 @@ export const PersistentVolumeStatusSchema = object(`${P}PersistentVolumeStatus`,
   reason: opt(3, t.string()),
 });
 
-export const PersistentVolumeSchema = object(`${P}PersistentVolume`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(PersistentVolumeSpecSchema), 'Specification of the persistent volume.'),
-  status: opt(3, ref(PersistentVolumeStatusSchema), 'Current status of the persistent volume. Read-only.'),
-});
+export const PersistentVolumeSchema = object(
+  `${P}PersistentVolume`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(PersistentVolumeSpecSchema), 'Specification of the persistent volume.'),
+    status: opt(3, ref(PersistentVolumeStatusSchema), 'Current status of the persistent volume. Read-only.'),
+  },
+  {
+    description:
+      'PersistentVolume (PV) is a storage resource provisioned by an administrator. It is analogous to a node.',
+  },
+);
 export type PersistentVolume = Static<typeof PersistentVolumeSchema>;
 
 export const PersistentVolumeClaimConditionSchema = object(`${P}PersistentVolumeClaimCondition`, {
@@ -204,11 +211,15 @@ export const PersistentVolumeClaimStatusSchema = object(`${P}PersistentVolumeCla
   ),
 });
 
-export const PersistentVolumeClaimSchema = object(`${P}PersistentVolumeClaim`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(PersistentVolumeClaimSpecSchema), 'What the claim asks of a volume.'),
-  status: opt(3, ref(PersistentVolumeClaimStatusSchema), 'Current status of the claim. Read-only.'),
-});
+export const PersistentVolumeClaimSchema = object(
+  `${P}PersistentVolumeClaim`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(PersistentVolumeClaimSpecSchema), 'What the claim asks of a volume.'),
+    status: opt(3, ref(PersistentVolumeClaimStatusSchema), 'Current status of the claim. Read-only.'),
+  },
+  { description: "PersistentVolumeClaim is a user's request for and claim to a persistent volume." },
+);
 export type PersistentVolumeClaim = Static<typeof PersistentVolumeClaimSchema>;
 
 /** `RWO,ROX,RWX` in that order (`GetAccessModesAsString`). */

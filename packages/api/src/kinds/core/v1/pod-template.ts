@@ -9,10 +9,14 @@ import { PodTemplateSpecSchema } from './types';
 
 const P = schemaPrefix('', 'v1');
 
-export const PodTemplateSchema = object(`${P}PodTemplate`, {
-  ...OBJECT_HEAD,
-  template: opt(2, ref(PodTemplateSpecSchema), 'The pods created from this template.'),
-});
+export const PodTemplateSchema = object(
+  `${P}PodTemplate`,
+  {
+    ...OBJECT_HEAD,
+    template: opt(2, ref(PodTemplateSpecSchema), 'The pods created from this template.'),
+  },
+  { description: 'PodTemplate describes a template for creating copies of a predefined pod.' },
+);
 export type PodTemplate = Static<typeof PodTemplateSchema>;
 
 export const PodTemplateKind = defineKind({

@@ -37,11 +37,15 @@ export const ReplicationControllerStatusSchema = object(`${P}ReplicationControll
   ),
 });
 
-export const ReplicationControllerSchema = object(`${P}ReplicationController`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(ReplicationControllerSpecSchema), 'Desired behavior of the replication controller.'),
-  status: opt(3, ref(ReplicationControllerStatusSchema), 'Most recently observed status. Read-only.'),
-});
+export const ReplicationControllerSchema = object(
+  `${P}ReplicationController`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(ReplicationControllerSpecSchema), 'Desired behavior of the replication controller.'),
+    status: opt(3, ref(ReplicationControllerStatusSchema), 'Most recently observed status. Read-only.'),
+  },
+  { description: 'ReplicationController represents the configuration of a replication controller.' },
+);
 export type ReplicationController = Static<typeof ReplicationControllerSchema>;
 
 export const ReplicationControllerKind = defineKind({

@@ -19,11 +19,15 @@ export const ResourceQuotaStatusSchema = object(`${P}ResourceQuotaStatus`, {
   used: opt(2, t.map(t.quantity()), 'Observed total usage in the namespace.'),
 });
 
-export const ResourceQuotaSchema = object(`${P}ResourceQuota`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(ResourceQuotaSpecSchema), 'The desired quota.'),
-  status: opt(3, ref(ResourceQuotaStatusSchema), 'The enforced quota and its usage.'),
-});
+export const ResourceQuotaSchema = object(
+  `${P}ResourceQuota`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(ResourceQuotaSpecSchema), 'The desired quota.'),
+    status: opt(3, ref(ResourceQuotaStatusSchema), 'The enforced quota and its usage.'),
+  },
+  { description: 'ResourceQuota sets aggregate quota restrictions enforced per namespace.' },
+);
 export type ResourceQuota = Static<typeof ResourceQuotaSchema>;
 
 /** The Request and Limit columns: `resource: used/hard` of status.hard, `limits.*` in the second. */

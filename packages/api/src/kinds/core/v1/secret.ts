@@ -7,13 +7,17 @@ import { AGE_COLUMN } from '../../../table/table';
 
 const P = schemaPrefix('', 'v1');
 
-export const SecretSchema = object(`${P}Secret`, {
-  ...OBJECT_HEAD,
-  immutable: opt(5, ptr(t.bool()), 'If true, only metadata can be modified.'),
-  data: opt(2, t.map(t.bytes()), 'Secret data (base64 in JSON).'),
-  stringData: opt(4, t.map(t.string()), 'Write-only convenience: merged into data on write.'),
-  type: opt(3, t.string(), 'Used to facilitate programmatic handling of secret data. Defaults to Opaque.'),
-});
+export const SecretSchema = object(
+  `${P}Secret`,
+  {
+    ...OBJECT_HEAD,
+    immutable: opt(5, ptr(t.bool()), 'If true, only metadata can be modified.'),
+    data: opt(2, t.map(t.bytes()), 'Secret data (base64 in JSON).'),
+    stringData: opt(4, t.map(t.string()), 'Write-only convenience: merged into data on write.'),
+    type: opt(3, t.string(), 'Used to facilitate programmatic handling of secret data. Defaults to Opaque.'),
+  },
+  { description: 'Secret holds secret data of a certain type.' },
+);
 export type Secret = Static<typeof SecretSchema>;
 
 export const SecretKind = defineKind({

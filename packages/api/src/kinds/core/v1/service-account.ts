@@ -8,16 +8,23 @@ import { LocalObjectReferenceSchema, ObjectReferenceSchema } from './types';
 
 const P = schemaPrefix('', 'v1');
 
-export const ServiceAccountSchema = object(`${P}ServiceAccount`, {
-  ...OBJECT_HEAD,
-  secrets: opt(
-    2,
-    t.array(ref(ObjectReferenceSchema), { patchMergeKey: 'name', patchStrategy: 'merge' }),
-    'Secrets pods running as this service account may use.',
-  ),
-  imagePullSecrets: opt(3, t.array(ref(LocalObjectReferenceSchema)), 'Secrets used to pull images of its pods.'),
-  automountServiceAccountToken: opt(4, ptr(t.bool()), 'Whether pods get an API token mounted.'),
-});
+export const ServiceAccountSchema = object(
+  `${P}ServiceAccount`,
+  {
+    ...OBJECT_HEAD,
+    secrets: opt(
+      2,
+      t.array(ref(ObjectReferenceSchema), { patchMergeKey: 'name', patchStrategy: 'merge' }),
+      'Secrets pods running as this service account may use.',
+    ),
+    imagePullSecrets: opt(3, t.array(ref(LocalObjectReferenceSchema)), 'Secrets used to pull images of its pods.'),
+    automountServiceAccountToken: opt(4, ptr(t.bool()), 'Whether pods get an API token mounted.'),
+  },
+  {
+    description:
+      'ServiceAccount binds together a name understood by users, a principal that can be authenticated and authorized, and a set of secrets.',
+  },
+);
 export type ServiceAccount = Static<typeof ServiceAccountSchema>;
 
 export const ServiceAccountKind = defineKind({

@@ -56,11 +56,18 @@ export const ServiceStatusSchema = object(`${P}ServiceStatus`, {
   ),
 });
 
-export const ServiceSchema = object(`${P}Service`, {
-  ...OBJECT_HEAD,
-  spec: opt(2, ref(ServiceSpecSchema), 'Behavior of the service.'),
-  status: opt(3, ref(ServiceStatusSchema), 'Most recently observed status of the service. Read-only.'),
-});
+export const ServiceSchema = object(
+  `${P}Service`,
+  {
+    ...OBJECT_HEAD,
+    spec: opt(2, ref(ServiceSpecSchema), 'Behavior of the service.'),
+    status: opt(3, ref(ServiceStatusSchema), 'Most recently observed status of the service. Read-only.'),
+  },
+  {
+    description:
+      'Service is a named abstraction of software service consisting of local port that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.',
+  },
+);
 export type Service = Static<typeof ServiceSchema>;
 
 /** The External-IP column of `kubectl get services` (`getServiceExternalIP`). */

@@ -39,13 +39,17 @@ export const EndpointSlicePortSchema = object(`${P}EndpointPort`, {
   appProtocol: opt(4, ptr(t.string())),
 });
 
-export const EndpointSliceSchema = object(`${P}EndpointSlice`, {
-  ...OBJECT_HEAD,
-  addressType: req(4, t.enumOf(['IPv4', 'IPv6', 'FQDN']), 'Type of the addresses of this slice.'),
-  // Not required: a service without ready pods has a slice with no endpoints (`null` from Go clients).
-  endpoints: opt(2, t.array(ref(EndpointSliceEndpointSchema)), 'The unique endpoints of this slice.'),
-  ports: opt(3, t.array(ref(EndpointSlicePortSchema)), 'Network ports exposed by each endpoint.'),
-});
+export const EndpointSliceSchema = object(
+  `${P}EndpointSlice`,
+  {
+    ...OBJECT_HEAD,
+    addressType: req(4, t.enumOf(['IPv4', 'IPv6', 'FQDN']), 'Type of the addresses of this slice.'),
+    // Not required: a service without ready pods has a slice with no endpoints (`null` from Go clients).
+    endpoints: opt(2, t.array(ref(EndpointSliceEndpointSchema)), 'The unique endpoints of this slice.'),
+    ports: opt(3, t.array(ref(EndpointSlicePortSchema)), 'Network ports exposed by each endpoint.'),
+  },
+  { description: 'EndpointSlice represents a subset of the endpoints that implement a service.' },
+);
 export type EndpointSlice = Static<typeof EndpointSliceSchema>;
 
 function listWithMore(list: string[], count: number, max: number): string {

@@ -13,24 +13,31 @@ export const EventSeriesSchema = object(`${P}EventSeries`, {
   lastObservedTime: req(2, t.microTime(), 'Time of the last occurrence observed.'),
 });
 
-export const EventSchema = object(`${P}Event`, {
-  ...OBJECT_HEAD,
-  // Required by validation for new events; events written through core/v1 may lack it, so not structurally.
-  eventTime: opt(2, t.microTime(), 'Time when this event was first observed.'),
-  series: opt(3, ref(EventSeriesSchema), 'Data about the event series, or unset for a singleton.'),
-  reportingController: opt(4, t.string(), 'Name of the controller that emitted this event.'),
-  reportingInstance: opt(5, t.string(), 'ID of the controller instance.'),
-  action: opt(6, t.string(), 'What action was taken/failed regarding the regarding object.'),
-  reason: opt(7, t.string(), 'Why the action was taken.'),
-  regarding: opt(8, ref(ObjectReferenceSchema), 'The object this event is about.'),
-  related: opt(9, ref(ObjectReferenceSchema), 'Optional secondary object.'),
-  note: opt(10, t.string(), 'Human-readable description of the status of this operation.'),
-  type: opt(11, t.string(), 'Normal or Warning.'),
-  deprecatedSource: opt(12, ref(EventSourceSchema), 'Deprecated source (core/v1 compatibility).'),
-  deprecatedFirstTimestamp: opt(13, t.time()),
-  deprecatedLastTimestamp: opt(14, t.time()),
-  deprecatedCount: opt(15, t.int32()),
-});
+export const EventSchema = object(
+  `${P}Event`,
+  {
+    ...OBJECT_HEAD,
+    // Required by validation for new events; events written through core/v1 may lack it, so not structurally.
+    eventTime: opt(2, t.microTime(), 'Time when this event was first observed.'),
+    series: opt(3, ref(EventSeriesSchema), 'Data about the event series, or unset for a singleton.'),
+    reportingController: opt(4, t.string(), 'Name of the controller that emitted this event.'),
+    reportingInstance: opt(5, t.string(), 'ID of the controller instance.'),
+    action: opt(6, t.string(), 'What action was taken/failed regarding the regarding object.'),
+    reason: opt(7, t.string(), 'Why the action was taken.'),
+    regarding: opt(8, ref(ObjectReferenceSchema), 'The object this event is about.'),
+    related: opt(9, ref(ObjectReferenceSchema), 'Optional secondary object.'),
+    note: opt(10, t.string(), 'Human-readable description of the status of this operation.'),
+    type: opt(11, t.string(), 'Normal or Warning.'),
+    deprecatedSource: opt(12, ref(EventSourceSchema), 'Deprecated source (core/v1 compatibility).'),
+    deprecatedFirstTimestamp: opt(13, t.time()),
+    deprecatedLastTimestamp: opt(14, t.time()),
+    deprecatedCount: opt(15, t.int32()),
+  },
+  {
+    description:
+      'Event is a report of an event somewhere in the cluster. It generally denotes some state change in the system.',
+  },
+);
 export type EventsV1Event = Static<typeof EventSchema>;
 
 export const EventsV1EventKind = defineKind({

@@ -30,21 +30,35 @@ export const AggregationRuleSchema = object(`${P}AggregationRule`, {
   ),
 });
 
-export const RoleSchema = object(`${P}Role`, {
-  ...OBJECT_HEAD,
-  rules: opt(2, t.array(ref(PolicyRuleSchema)), 'All policy rules of this role.'),
-});
+export const RoleSchema = object(
+  `${P}Role`,
+  {
+    ...OBJECT_HEAD,
+    rules: opt(2, t.array(ref(PolicyRuleSchema)), 'All policy rules of this role.'),
+  },
+  {
+    description:
+      'Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.',
+  },
+);
 export type Role = Static<typeof RoleSchema>;
 
-export const ClusterRoleSchema = object(`${P}ClusterRole`, {
-  ...OBJECT_HEAD,
-  rules: opt(2, t.array(ref(PolicyRuleSchema)), 'All policy rules of this role.'),
-  aggregationRule: opt(
-    3,
-    ref(AggregationRuleSchema),
-    'How the rules are built; when set, the rules are controller-managed.',
-  ),
-});
+export const ClusterRoleSchema = object(
+  `${P}ClusterRole`,
+  {
+    ...OBJECT_HEAD,
+    rules: opt(2, t.array(ref(PolicyRuleSchema)), 'All policy rules of this role.'),
+    aggregationRule: opt(
+      3,
+      ref(AggregationRuleSchema),
+      'How the rules are built; when set, the rules are controller-managed.',
+    ),
+  },
+  {
+    description:
+      'ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.',
+  },
+);
 export type ClusterRole = Static<typeof ClusterRoleSchema>;
 
 export const SubjectSchema = object(`${P}Subject`, {
@@ -61,18 +75,29 @@ export const RoleRefSchema = object(`${P}RoleRef`, {
   name: req(3, t.string(), 'Name of the referenced role.'),
 });
 
-export const RoleBindingSchema = object(`${P}RoleBinding`, {
-  ...OBJECT_HEAD,
-  subjects: opt(2, t.array(ref(SubjectSchema)), 'The subjects the role applies to.'),
-  roleRef: req(3, ref(RoleRefSchema), 'A Role in the namespace or a ClusterRole.'),
-});
+export const RoleBindingSchema = object(
+  `${P}RoleBinding`,
+  {
+    ...OBJECT_HEAD,
+    subjects: opt(2, t.array(ref(SubjectSchema)), 'The subjects the role applies to.'),
+    roleRef: req(3, ref(RoleRefSchema), 'A Role in the namespace or a ClusterRole.'),
+  },
+  {
+    description:
+      'RoleBinding references a Role in the same namespace or a ClusterRole, and binds it to subjects in its namespace.',
+  },
+);
 export type RoleBinding = Static<typeof RoleBindingSchema>;
 
-export const ClusterRoleBindingSchema = object(`${P}ClusterRoleBinding`, {
-  ...OBJECT_HEAD,
-  subjects: opt(2, t.array(ref(SubjectSchema)), 'The subjects the role applies to.'),
-  roleRef: req(3, ref(RoleRefSchema), 'A ClusterRole.'),
-});
+export const ClusterRoleBindingSchema = object(
+  `${P}ClusterRoleBinding`,
+  {
+    ...OBJECT_HEAD,
+    subjects: opt(2, t.array(ref(SubjectSchema)), 'The subjects the role applies to.'),
+    roleRef: req(3, ref(RoleRefSchema), 'A ClusterRole.'),
+  },
+  { description: 'ClusterRoleBinding references a ClusterRole and binds it to subjects cluster-wide.' },
+);
 export type ClusterRoleBinding = Static<typeof ClusterRoleBindingSchema>;
 
 function defaultBinding(b: RoleBinding | ClusterRoleBinding): void {

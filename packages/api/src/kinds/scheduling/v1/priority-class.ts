@@ -7,17 +7,21 @@ import { AGE_COLUMN } from '../../../table/table';
 
 const P = schemaPrefix('scheduling.platform', 'v1');
 
-export const PriorityClassSchema = object(`${P}PriorityClass`, {
-  ...OBJECT_HEAD,
-  value: req(2, t.int32(), 'The priority of pods naming this class.'),
-  globalDefault: opt(3, t.bool(), 'This class is the priority of pods without a priorityClassName.'),
-  description: opt(4, t.string(), 'When this priority class should be used.'),
-  preemptionPolicy: opt(
-    5,
-    ptr(t.enumOf(['Never', 'PreemptLowerPriority'])),
-    'Whether pods of this class preempt lower-priority pods. Defaults to PreemptLowerPriority.',
-  ),
-});
+export const PriorityClassSchema = object(
+  `${P}PriorityClass`,
+  {
+    ...OBJECT_HEAD,
+    value: req(2, t.int32(), 'The priority of pods naming this class.'),
+    globalDefault: opt(3, t.bool(), 'This class is the priority of pods without a priorityClassName.'),
+    description: opt(4, t.string(), 'When this priority class should be used.'),
+    preemptionPolicy: opt(
+      5,
+      ptr(t.enumOf(['Never', 'PreemptLowerPriority'])),
+      'Whether pods of this class preempt lower-priority pods. Defaults to PreemptLowerPriority.',
+    ),
+  },
+  { description: 'PriorityClass defines mapping from a priority class name to the priority integer value.' },
+);
 export type PriorityClass = Static<typeof PriorityClassSchema>;
 
 export const PriorityClassKind = defineKind({
