@@ -16,4 +16,5 @@ export const ConditionSchema = object('io.platform.meta.v1.Condition', {
   reason: req(5, t.string(), "Programmatic identifier of the reason for the condition's last transition."),
   message: req(6, t.string(), 'Human readable message about the transition.'),
 });
+/** A Condition object in its JSON form. */
 export type Condition = Static<typeof ConditionSchema>;

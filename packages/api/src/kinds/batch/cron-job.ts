@@ -48,8 +48,11 @@ function cronJobSchemas(version: string) {
 const V1 = cronJobSchemas('v1');
 const V1BETA1 = cronJobSchemas('v1beta1');
 
+/** CronJob, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const CronJobSchema = V1.CronJob;
+/** CronJobV1beta1, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const CronJobV1beta1Schema = V1BETA1.CronJob;
+/** A CronJob object in its JSON form. */
 export type CronJob = Static<typeof CronJobSchema>;
 
 function cronJobKind<S extends TObject>(version: string, schema: S): Kind<S> {
@@ -111,5 +114,7 @@ function cronJobKind<S extends TObject>(version: string, schema: S): Kind<S> {
   });
 }
 
+/** The CronJob kind: discovery facts, defaults, printer columns and field selectors. */
 export const CronJobKind = cronJobKind('v1', CronJobSchema);
+/** The CronJobV1beta1 kind: discovery facts, defaults, printer columns and field selectors. */
 export const CronJobV1beta1Kind = cronJobKind('v1beta1', CronJobV1beta1Schema);

@@ -37,8 +37,11 @@ function pdbSchemas(version: string) {
   );
 }
 
+/** PodDisruptionBudget, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const PodDisruptionBudgetSchema = pdbSchemas('v1');
+/** PodDisruptionBudgetV1beta1, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const PodDisruptionBudgetV1beta1Schema = pdbSchemas('v1beta1');
+/** A PodDisruptionBudget object in its JSON form. */
 export type PodDisruptionBudget = Static<typeof PodDisruptionBudgetSchema>;
 
 function pdbKind<S extends TObject>(version: string, schema: S): Kind<S> {
@@ -76,9 +79,12 @@ function pdbKind<S extends TObject>(version: string, schema: S): Kind<S> {
   });
 }
 
+/** The PodDisruptionBudget kind: discovery facts, defaults, printer columns and field selectors. */
 export const PodDisruptionBudgetKind = pdbKind('v1', PodDisruptionBudgetSchema);
+/** The PodDisruptionBudgetV1beta1 kind: discovery facts, defaults, printer columns and field selectors. */
 export const PodDisruptionBudgetV1beta1Kind = pdbKind('v1beta1', PodDisruptionBudgetV1beta1Schema);
 
+/** Eviction, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const EvictionSchema = object(
   `${schemaPrefix('policy', 'v1beta1')}Eviction`,
   {
@@ -87,6 +93,7 @@ export const EvictionSchema = object(
   },
   { description: 'Eviction evicts a pod from its node subject to certain policies and safety constraints.' },
 );
+/** A Eviction object in its JSON form. */
 export type Eviction = Static<typeof EvictionSchema>;
 
 /** The body of `pods/eviction`; served only as that subresource (no verbs of its own). */

@@ -6,6 +6,7 @@ import { defineKind, OBJECT_HEAD } from '../../../scheme/kind';
 import { AGE_COLUMN } from '../../../table/table';
 import { APPS_V1 } from './types';
 
+/** ControllerRevision, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ControllerRevisionSchema = object(
   `${APPS_V1}ControllerRevision`,
   {
@@ -15,6 +16,7 @@ export const ControllerRevisionSchema = object(
   },
   { description: 'ControllerRevision implements an immutable snapshot of state data.' },
 );
+/** A ControllerRevision object in its JSON form. */
 export type ControllerRevision = Static<typeof ControllerRevisionSchema>;
 
 /** `statefulset.apps/web`: the controlling owner of an object, `<none>` without one. */
@@ -27,6 +29,7 @@ function controllerOf(o: ControllerRevision): string {
   return `${kind.toLowerCase()}/${owner.name}`;
 }
 
+/** The ControllerRevision kind: discovery facts, defaults, printer columns and field selectors. */
 export const ControllerRevisionKind = defineKind({
   group: 'apps',
   version: 'v1',

@@ -10,16 +10,19 @@ import { PodTemplateSpecSchema } from '../../core/v1/types';
 import { formatLabels, workloadWideColumns } from '../../printing';
 import { APPS_V1, workloadCondition } from './types';
 
+/** RollingUpdateDaemonSet, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const RollingUpdateDaemonSetSchema = object(`${APPS_V1}RollingUpdateDaemonSet`, {
   maxUnavailable: opt(1, t.intOrString(), 'Pods that can be unavailable during the update. Defaults to 1.'),
   maxSurge: opt(2, t.intOrString(), 'Nodes that can run an updated pod next to the old one. Defaults to 0.'),
 });
 
+/** DaemonSetUpdateStrategy, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const DaemonSetUpdateStrategySchema = object(`${APPS_V1}DaemonSetUpdateStrategy`, {
   type: opt(1, t.enumOf(['RollingUpdate', 'OnDelete']), 'RollingUpdate (default) or OnDelete.'),
   rollingUpdate: opt(2, ref(RollingUpdateDaemonSetSchema)),
 });
 
+/** DaemonSetSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const DaemonSetSpecSchema = object(`${APPS_V1}DaemonSetSpec`, {
   selector: req(1, ref(LabelSelectorSchema), "Label query over pods; must match the template's labels."),
   template: req(2, ref(PodTemplateSpecSchema), 'The pod created on each node.'),
@@ -28,8 +31,10 @@ export const DaemonSetSpecSchema = object(`${APPS_V1}DaemonSetSpec`, {
   revisionHistoryLimit: opt(6, ptr(t.int32()), 'Old history to retain for rollback. Defaults to 10.'),
 });
 
+/** DaemonSetCondition, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const DaemonSetConditionSchema = workloadCondition('DaemonSetCondition');
 
+/** DaemonSetStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const DaemonSetStatusSchema = object(`${APPS_V1}DaemonSetStatus`, {
   currentNumberScheduled: req(1, t.int32(), 'Nodes running at least one daemon pod that should.'),
   numberMisscheduled: req(2, t.int32(), 'Nodes running the daemon pod that should not.'),
@@ -43,6 +48,7 @@ export const DaemonSetStatusSchema = object(`${APPS_V1}DaemonSetStatus`, {
   conditions: opt(10, t.array(ref(DaemonSetConditionSchema), { patchMergeKey: 'type', patchStrategy: 'merge' })),
 });
 
+/** DaemonSet, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const DaemonSetSchema = object(
   `${APPS_V1}DaemonSet`,
   {
@@ -52,8 +58,10 @@ export const DaemonSetSchema = object(
   },
   { description: 'DaemonSet represents the configuration of a daemon set.' },
 );
+/** A DaemonSet object in its JSON form. */
 export type DaemonSet = Static<typeof DaemonSetSchema>;
 
+/** The DaemonSet kind: discovery facts, defaults, printer columns and field selectors. */
 export const DaemonSetKind = defineKind({
   group: 'apps',
   version: 'v1',

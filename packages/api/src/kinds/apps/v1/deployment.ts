@@ -10,21 +10,28 @@ import { PodTemplateSpecSchema } from '../../core/v1/types';
 import { workloadWideColumns } from '../../printing';
 import { APPS_V1 } from './types';
 
+/** RollingUpdateDeployment, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const RollingUpdateDeploymentSchema = object(`${APPS_V1}RollingUpdateDeployment`, {
   maxUnavailable: opt(1, t.intOrString(), 'Pods that can be unavailable during the update. Defaults to 25%.'),
   maxSurge: opt(2, t.intOrString(), 'Pods that can be scheduled above the desired number. Defaults to 25%.'),
 });
 
+/** DeploymentStrategy, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const DeploymentStrategySchema = object(`${APPS_V1}DeploymentStrategy`, {
   type: opt(1, t.enumOf(['Recreate', 'RollingUpdate']), 'Recreate or RollingUpdate (default).'),
   rollingUpdate: opt(2, ref(RollingUpdateDeploymentSchema), 'Rolling update parameters.'),
 });
 
+/** DeploymentSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const DeploymentSpecSchema = object(`${APPS_V1}DeploymentSpec`, {
   replicas: opt(1, ptr(t.int32()), 'Number of desired pods. Defaults to 1.'),
   selector: req(2, ref(LabelSelectorSchema), "Label selector for pods; must match the template's labels."),
   template: req(3, ref(PodTemplateSpecSchema), 'The pods that will be created.'),
-  strategy: opt(4, ref(DeploymentStrategySchema), 'How existing pods are replaced with new ones.'),
+  strategy: opt(
+    4,
+    ref(DeploymentStrategySchema, { patchStrategy: 'retainKeys' }),
+    'How existing pods are replaced with new ones.',
+  ),
   minReadySeconds: opt(5, t.int32(), 'Seconds a new pod must be ready to count as available.'),
   revisionHistoryLimit: opt(6, ptr(t.int32()), 'Old ReplicaSets to retain for rollback. Defaults to 10.'),
   paused: opt(7, t.bool(), 'Indicates that the deployment is paused.'),
@@ -35,6 +42,7 @@ export const DeploymentSpecSchema = object(`${APPS_V1}DeploymentSpec`, {
   ),
 });
 
+/** DeploymentCondition, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const DeploymentConditionSchema = object(`${APPS_V1}DeploymentCondition`, {
   type: req(1, t.string(), 'Available, Progressing or ReplicaFailure.'),
   status: req(2, t.enumOf(['True', 'False', 'Unknown'])),
@@ -44,6 +52,7 @@ export const DeploymentConditionSchema = object(`${APPS_V1}DeploymentCondition`,
   message: opt(5, t.string()),
 });
 
+/** DeploymentStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const DeploymentStatusSchema = object(`${APPS_V1}DeploymentStatus`, {
   observedGeneration: opt(1, t.int64(), 'The generation observed by the deployment controller.'),
   replicas: opt(2, t.int32(), 'Total number of pods targeted by this deployment.'),
@@ -59,6 +68,7 @@ export const DeploymentStatusSchema = object(`${APPS_V1}DeploymentStatus`, {
   collisionCount: opt(8, ptr(t.int32()), 'Count of hash collisions for the Deployment.'),
 });
 
+/** Deployment, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const DeploymentSchema = object(
   `${APPS_V1}Deployment`,
   {
@@ -68,8 +78,10 @@ export const DeploymentSchema = object(
   },
   { description: 'Deployment enables declarative updates for Pods and ReplicaSets.' },
 );
+/** A Deployment object in its JSON form. */
 export type Deployment = Static<typeof DeploymentSchema>;
 
+/** The Deployment kind: discovery facts, defaults, printer columns and field selectors. */
 export const DeploymentKind = defineKind({
   group: 'apps',
   version: 'v1',

@@ -10,6 +10,7 @@ import { PodTemplateSpecSchema } from '../../core/v1/types';
 import { workloadWideColumns } from '../../printing';
 import { APPS_V1, workloadCondition } from './types';
 
+/** ReplicaSetSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ReplicaSetSpecSchema = object(`${APPS_V1}ReplicaSetSpec`, {
   replicas: opt(1, ptr(t.int32()), 'Number of desired pods. Defaults to 1.'),
   minReadySeconds: opt(4, t.int32(), 'Seconds a new pod must be ready to count as available.'),
@@ -17,8 +18,10 @@ export const ReplicaSetSpecSchema = object(`${APPS_V1}ReplicaSetSpec`, {
   template: opt(3, ref(PodTemplateSpecSchema), 'The pods created when replicas are missing.'),
 });
 
+/** ReplicaSetCondition, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ReplicaSetConditionSchema = workloadCondition('ReplicaSetCondition');
 
+/** ReplicaSetStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ReplicaSetStatusSchema = object(`${APPS_V1}ReplicaSetStatus`, {
   replicas: req(1, t.int32(), 'Most recently observed number of replicas.'),
   fullyLabeledReplicas: opt(2, t.int32()),
@@ -28,6 +31,7 @@ export const ReplicaSetStatusSchema = object(`${APPS_V1}ReplicaSetStatus`, {
   conditions: opt(6, t.array(ref(ReplicaSetConditionSchema), { patchMergeKey: 'type', patchStrategy: 'merge' })),
 });
 
+/** ReplicaSet, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ReplicaSetSchema = object(
   `${APPS_V1}ReplicaSet`,
   {
@@ -37,8 +41,10 @@ export const ReplicaSetSchema = object(
   },
   { description: 'ReplicaSet ensures that a specified number of pod replicas are running at any given time.' },
 );
+/** A ReplicaSet object in its JSON form. */
 export type ReplicaSet = Static<typeof ReplicaSetSchema>;
 
+/** The ReplicaSet kind: discovery facts, defaults, printer columns and field selectors. */
 export const ReplicaSetKind = defineKind({
   group: 'apps',
   version: 'v1',

@@ -11,15 +11,18 @@ import { PodTemplateSpecSchema } from '../../core/v1/types';
 import { workloadWideColumns } from '../../printing';
 import { APPS_V1, workloadCondition } from './types';
 
+/** RollingUpdateStatefulSetStrategy, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const RollingUpdateStatefulSetStrategySchema = object(`${APPS_V1}RollingUpdateStatefulSetStrategy`, {
   partition: opt(1, ptr(t.int32()), 'Ordinal at which the StatefulSet is partitioned for updates. Defaults to 0.'),
 });
 
+/** StatefulSetUpdateStrategy, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const StatefulSetUpdateStrategySchema = object(`${APPS_V1}StatefulSetUpdateStrategy`, {
   type: opt(1, t.enumOf(['RollingUpdate', 'OnDelete']), 'RollingUpdate (default) or OnDelete.'),
   rollingUpdate: opt(2, ref(RollingUpdateStatefulSetStrategySchema)),
 });
 
+/** StatefulSetSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const StatefulSetSpecSchema = object(`${APPS_V1}StatefulSetSpec`, {
   replicas: opt(1, ptr(t.int32()), 'Desired number of replicas. Defaults to 1.'),
   selector: req(2, ref(LabelSelectorSchema), "Label query over pods; must match the template's labels."),
@@ -31,8 +34,10 @@ export const StatefulSetSpecSchema = object(`${APPS_V1}StatefulSetSpec`, {
   revisionHistoryLimit: opt(8, ptr(t.int32()), 'Revisions kept in the history. Defaults to 10.'),
 });
 
+/** StatefulSetCondition, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const StatefulSetConditionSchema = workloadCondition('StatefulSetCondition');
 
+/** StatefulSetStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const StatefulSetStatusSchema = object(`${APPS_V1}StatefulSetStatus`, {
   observedGeneration: opt(1, t.int64()),
   replicas: req(2, t.int32(), 'Number of pods created by the controller.'),
@@ -45,6 +50,7 @@ export const StatefulSetStatusSchema = object(`${APPS_V1}StatefulSetStatus`, {
   conditions: opt(10, t.array(ref(StatefulSetConditionSchema), { patchMergeKey: 'type', patchStrategy: 'merge' })),
 });
 
+/** StatefulSet, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const StatefulSetSchema = object(
   `${APPS_V1}StatefulSet`,
   {
@@ -54,8 +60,10 @@ export const StatefulSetSchema = object(
   },
   { description: 'StatefulSet represents a set of pods with consistent identities.' },
 );
+/** A StatefulSet object in its JSON form. */
 export type StatefulSet = Static<typeof StatefulSetSchema>;
 
+/** The StatefulSet kind: discovery facts, defaults, printer columns and field selectors. */
 export const StatefulSetKind = defineKind({
   group: 'apps',
   version: 'v1',

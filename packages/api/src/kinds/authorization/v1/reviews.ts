@@ -11,6 +11,7 @@ import { defineKind, type Kind, OBJECT_HEAD, schemaPrefix, type Scope } from '..
 export const AUTHORIZATION_GROUP = 'authorization.platform';
 const P = schemaPrefix(AUTHORIZATION_GROUP, 'v1');
 
+/** ResourceAttributes, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ResourceAttributesSchema = object(`${P}ResourceAttributes`, {
   namespace: opt(1, t.string(), 'Namespace of the action; "" for cluster-scoped resources or all namespaces.'),
   verb: opt(2, t.string(), 'A Kubernetes resource API verb, or "*".'),
@@ -21,11 +22,13 @@ export const ResourceAttributesSchema = object(`${P}ResourceAttributes`, {
   name: opt(7, t.string(), 'Name of the resource; "" means all.'),
 });
 
+/** NonResourceAttributes, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const NonResourceAttributesSchema = object(`${P}NonResourceAttributes`, {
   path: opt(1, t.string(), 'URL path of the request.'),
   verb: opt(2, t.string(), 'Standard HTTP verb.'),
 });
 
+/** SubjectAccessReviewSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const SubjectAccessReviewSpecSchema = object(`${P}SubjectAccessReviewSpec`, {
   resourceAttributes: opt(1, ref(ResourceAttributesSchema), 'Attributes of a resource request.'),
   nonResourceAttributes: opt(2, ref(NonResourceAttributesSchema), 'Attributes of a non-resource request.'),
@@ -35,6 +38,7 @@ export const SubjectAccessReviewSpecSchema = object(`${P}SubjectAccessReviewSpec
   uid: opt(6, t.string(), 'UID of the user.'),
 });
 
+/** SubjectAccessReviewStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const SubjectAccessReviewStatusSchema = object(`${P}SubjectAccessReviewStatus`, {
   allowed: req(1, t.bool(), 'Whether the action is allowed.'),
   denied: opt(4, t.bool(), 'Whether the action is denied (no other authorizer may allow it).'),
@@ -42,11 +46,13 @@ export const SubjectAccessReviewStatusSchema = object(`${P}SubjectAccessReviewSt
   evaluationError: opt(3, t.string(), 'An error of the authorization check, if any.'),
 });
 
+/** SelfSubjectAccessReviewSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const SelfSubjectAccessReviewSpecSchema = object(`${P}SelfSubjectAccessReviewSpec`, {
   resourceAttributes: opt(1, ref(ResourceAttributesSchema)),
   nonResourceAttributes: opt(2, ref(NonResourceAttributesSchema)),
 });
 
+/** SubjectAccessReview, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const SubjectAccessReviewSchema = object(
   `${P}SubjectAccessReview`,
   {
@@ -56,8 +62,10 @@ export const SubjectAccessReviewSchema = object(
   },
   { description: 'SubjectAccessReview checks whether or not a user or group can perform an action.' },
 );
+/** A SubjectAccessReview object in its JSON form. */
 export type SubjectAccessReview = Static<typeof SubjectAccessReviewSchema>;
 
+/** LocalSubjectAccessReview, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const LocalSubjectAccessReviewSchema = object(
   `${P}LocalSubjectAccessReview`,
   {
@@ -71,6 +79,7 @@ export const LocalSubjectAccessReviewSchema = object(
   },
 );
 
+/** SelfSubjectAccessReview, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const SelfSubjectAccessReviewSchema = object(
   `${P}SelfSubjectAccessReview`,
   {
@@ -81,6 +90,7 @@ export const SelfSubjectAccessReviewSchema = object(
   { description: 'SelfSubjectAccessReview checks whether the current user can perform an action.' },
 );
 
+/** ResourceRule, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ResourceRuleSchema = object(`${P}ResourceRule`, {
   verbs: opt(1, t.array(t.string())),
   apiGroups: opt(2, t.array(t.string())),
@@ -88,15 +98,18 @@ export const ResourceRuleSchema = object(`${P}ResourceRule`, {
   resourceNames: opt(4, t.array(t.string())),
 });
 
+/** NonResourceRule, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const NonResourceRuleSchema = object(`${P}NonResourceRule`, {
   verbs: opt(1, t.array(t.string())),
   nonResourceURLs: opt(2, t.array(t.string())),
 });
 
+/** SelfSubjectRulesReviewSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const SelfSubjectRulesReviewSpecSchema = object(`${P}SelfSubjectRulesReviewSpec`, {
   namespace: opt(1, t.string(), 'Namespace to evaluate rules for.'),
 });
 
+/** SubjectRulesReviewStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const SubjectRulesReviewStatusSchema = object(`${P}SubjectRulesReviewStatus`, {
   resourceRules: opt(1, t.array(ref(ResourceRuleSchema)), 'What the subject may do with resources.'),
   nonResourceRules: opt(2, t.array(ref(NonResourceRuleSchema)), 'What the subject may do with non-resource URLs.'),
@@ -104,6 +117,7 @@ export const SubjectRulesReviewStatusSchema = object(`${P}SubjectRulesReviewStat
   evaluationError: opt(4, t.string()),
 });
 
+/** SelfSubjectRulesReview, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const SelfSubjectRulesReviewSchema = object(
   `${P}SelfSubjectRulesReview`,
   {
@@ -130,24 +144,28 @@ function reviewKind<S extends TObject>(kind: string, plural: string, scope: Scop
   });
 }
 
+/** The SubjectAccessReview kind: discovery facts, defaults, printer columns and field selectors. */
 export const SubjectAccessReviewKind = reviewKind(
   'SubjectAccessReview',
   'subjectaccessreviews',
   'Cluster',
   SubjectAccessReviewSchema,
 );
+/** The SelfSubjectAccessReview kind: discovery facts, defaults, printer columns and field selectors. */
 export const SelfSubjectAccessReviewKind = reviewKind(
   'SelfSubjectAccessReview',
   'selfsubjectaccessreviews',
   'Cluster',
   SelfSubjectAccessReviewSchema,
 );
+/** The LocalSubjectAccessReview kind: discovery facts, defaults, printer columns and field selectors. */
 export const LocalSubjectAccessReviewKind = reviewKind(
   'LocalSubjectAccessReview',
   'localsubjectaccessreviews',
   'Namespaced',
   LocalSubjectAccessReviewSchema,
 );
+/** The SelfSubjectRulesReview kind: discovery facts, defaults, printer columns and field selectors. */
 export const SelfSubjectRulesReviewKind = reviewKind(
   'SelfSubjectRulesReview',
   'selfsubjectrulesreviews',

@@ -10,15 +10,18 @@ import { AGE_COLUMN } from '../../../table/table';
 
 const P = schemaPrefix('autoscaling', 'v1');
 
+/** ScaleSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ScaleSpecSchema = object(`${P}ScaleSpec`, {
   replicas: opt(1, t.int32(), 'Desired number of instances for the scaled object.'),
 });
 
+/** ScaleStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ScaleStatusSchema = object(`${P}ScaleStatus`, {
   replicas: req(1, t.int32(), 'Actual number of observed instances of the scaled object.'),
   selector: opt(2, t.string(), 'Label query over pods, in the string form of a label selector.'),
 });
 
+/** Scale, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ScaleSchema = object(
   `${P}Scale`,
   {
@@ -28,8 +31,10 @@ export const ScaleSchema = object(
   },
   { description: 'Scale represents a scaling request for a resource.' },
 );
+/** A Scale object in its JSON form. */
 export type Scale = Static<typeof ScaleSchema>;
 
+/** The Scale kind: discovery facts, defaults, printer columns and field selectors. */
 export const ScaleKind = defineKind({
   group: 'autoscaling',
   version: 'v1',
@@ -41,12 +46,14 @@ export const ScaleKind = defineKind({
   schema: ScaleSchema,
 });
 
+/** CrossVersionObjectReference, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const CrossVersionObjectReferenceSchema = object(`${P}CrossVersionObjectReference`, {
   kind: req(1, t.string(), 'Kind of the referent.'),
   name: req(2, t.string(), 'Name of the referent.'),
   apiVersion: opt(3, t.string(), 'API version of the referent.'),
 });
 
+/** HorizontalPodAutoscalerSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const HorizontalPodAutoscalerSpecSchema = object(`${P}HorizontalPodAutoscalerSpec`, {
   scaleTargetRef: req(1, ref(CrossVersionObjectReferenceSchema), 'The resource to scale.'),
   minReplicas: opt(2, ptr(t.int32()), 'Lower limit of replicas. Defaults to 1.'),
@@ -54,6 +61,7 @@ export const HorizontalPodAutoscalerSpecSchema = object(`${P}HorizontalPodAutosc
   targetCPUUtilizationPercentage: opt(4, ptr(t.int32()), 'Target average CPU utilization.'),
 });
 
+/** HorizontalPodAutoscalerStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const HorizontalPodAutoscalerStatusSchema = object(`${P}HorizontalPodAutoscalerStatus`, {
   observedGeneration: opt(1, ptr(t.int64())),
   lastScaleTime: opt(2, t.time()),
@@ -62,6 +70,7 @@ export const HorizontalPodAutoscalerStatusSchema = object(`${P}HorizontalPodAuto
   currentCPUUtilizationPercentage: opt(5, ptr(t.int32())),
 });
 
+/** HorizontalPodAutoscaler, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const HorizontalPodAutoscalerSchema = object(
   `${P}HorizontalPodAutoscaler`,
   {
@@ -71,8 +80,10 @@ export const HorizontalPodAutoscalerSchema = object(
   },
   { description: 'Configuration of a horizontal pod autoscaler.' },
 );
+/** A HorizontalPodAutoscaler object in its JSON form. */
 export type HorizontalPodAutoscaler = Static<typeof HorizontalPodAutoscalerSchema>;
 
+/** The HorizontalPodAutoscaler kind: discovery facts, defaults, printer columns and field selectors. */
 export const HorizontalPodAutoscalerKind = defineKind({
   group: 'autoscaling',
   version: 'v1',

@@ -11,6 +11,7 @@ import { workloadWideColumns } from '../../printing';
 
 const P = schemaPrefix('batch', 'v1');
 
+/** JobSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const JobSpecSchema = object(`${P}JobSpec`, {
   parallelism: opt(1, ptr(t.int32()), 'Maximum pods running at any time.'),
   completions: opt(2, ptr(t.int32()), 'Successfully finished pods needed for the job to succeed.'),
@@ -23,8 +24,10 @@ export const JobSpecSchema = object(`${P}JobSpec`, {
   completionMode: opt(9, ptr(t.enumOf(['NonIndexed', 'Indexed'])), 'How pod completions are tracked.'),
   suspend: opt(10, ptr(t.bool()), 'Whether the controller should create pods.'),
 });
+/** A JobSpec object in its JSON form. */
 export type JobSpec = Static<typeof JobSpecSchema>;
 
+/** JobCondition, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const JobConditionSchema = object(`${P}JobCondition`, {
   type: req(1, t.string(), 'Suspended, Complete or Failed.'),
   status: req(2, t.enumOf(['True', 'False', 'Unknown'])),
@@ -34,6 +37,7 @@ export const JobConditionSchema = object(`${P}JobCondition`, {
   message: opt(6, t.string()),
 });
 
+/** JobStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const JobStatusSchema = object(`${P}JobStatus`, {
   conditions: opt(
     1,
@@ -48,6 +52,7 @@ export const JobStatusSchema = object(`${P}JobStatus`, {
   completedIndexes: opt(7, t.string(), 'Completed indexes of an Indexed job, in text form.'),
 });
 
+/** Job, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const JobSchema = object(
   `${P}Job`,
   {
@@ -57,6 +62,7 @@ export const JobSchema = object(
   },
   { description: 'Job represents the configuration of a single job.' },
 );
+/** A Job object in its JSON form. */
 export type Job = Static<typeof JobSchema>;
 
 /** Job defaults (`SetDefaults_Job`), also used for job templates of CronJobs through {@link defaultJobSpec}. */
@@ -86,6 +92,7 @@ function duration(job: Job, now: number): string {
   return humanDuration((end ? Date.parse(end) : now) - Date.parse(start));
 }
 
+/** The Job kind: discovery facts, defaults, printer columns and field selectors. */
 export const JobKind = defineKind({
   group: 'batch',
   version: 'v1',

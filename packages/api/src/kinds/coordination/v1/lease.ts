@@ -7,6 +7,7 @@ import { AGE_COLUMN } from '../../../table/table';
 
 const P = schemaPrefix('coordination.platform', 'v1');
 
+/** LeaseSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const LeaseSpecSchema = object(`${P}LeaseSpec`, {
   holderIdentity: opt(1, ptr(t.string()), 'Identity of the current holder of the lease.'),
   leaseDurationSeconds: opt(2, ptr(t.int32()), 'Seconds candidates wait before forcefully acquiring the lease.'),
@@ -15,6 +16,7 @@ export const LeaseSpecSchema = object(`${P}LeaseSpec`, {
   leaseTransitions: opt(5, ptr(t.int32()), 'Number of transitions of the lease between holders.'),
 });
 
+/** Lease, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const LeaseSchema = object(
   `${P}Lease`,
   {
@@ -23,8 +25,10 @@ export const LeaseSchema = object(
   },
   { description: 'Lease defines a lease concept.' },
 );
+/** A Lease object in its JSON form. */
 export type Lease = Static<typeof LeaseSchema>;
 
+/** The Lease kind: discovery facts, defaults, printer columns and field selectors. */
 export const LeaseKind = defineKind({
   group: 'coordination.platform',
   version: 'v1',

@@ -7,6 +7,7 @@ import { ObjectReferenceSchema } from './types';
 
 const P = schemaPrefix('', 'v1');
 
+/** Binding, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const BindingSchema = object(
   `${P}Binding`,
   {
@@ -15,8 +16,10 @@ export const BindingSchema = object(
   },
   { description: 'Binding ties one object to another; for example, a pod is bound to a node by a scheduler.' },
 );
+/** A Binding object in its JSON form. */
 export type Binding = Static<typeof BindingSchema>;
 
+/** The Binding kind: discovery facts, defaults, printer columns and field selectors. */
 export const BindingKind = defineKind({
   group: '',
   version: 'v1',

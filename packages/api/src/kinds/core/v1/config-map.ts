@@ -7,6 +7,7 @@ import { age } from '../../../table/table';
 
 const P = schemaPrefix('', 'v1');
 
+/** ConfigMap, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ConfigMapSchema = object(
   `${P}ConfigMap`,
   {
@@ -17,8 +18,10 @@ export const ConfigMapSchema = object(
   },
   { description: 'ConfigMap holds configuration data for pods to consume.' },
 );
+/** A ConfigMap object in its JSON form. */
 export type ConfigMap = Static<typeof ConfigMapSchema>;
 
+/** The ConfigMap kind: discovery facts, defaults, printer columns and field selectors. */
 export const ConfigMapKind = defineKind({
   group: '',
   version: 'v1',

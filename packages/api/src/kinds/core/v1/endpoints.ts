@@ -8,6 +8,7 @@ import { EndpointSubsetSchema } from './types';
 
 const P = schemaPrefix('', 'v1');
 
+/** Endpoints, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const EndpointsSchema = object(
   `${P}Endpoints`,
   {
@@ -16,6 +17,7 @@ export const EndpointsSchema = object(
   },
   { description: 'Endpoints is a collection of endpoints that implement the actual service.' },
 );
+/** A Endpoints object in its JSON form. */
 export type Endpoints = Static<typeof EndpointsSchema>;
 
 function hostPort(ip: string, port: number): string {
@@ -49,6 +51,7 @@ export function formatEndpoints(ep: Endpoints): string {
   return count > max ? `${ret} + ${count - max} more...` : ret;
 }
 
+/** The Endpoints kind: discovery facts, defaults, printer columns and field selectors. */
 export const EndpointsKind = defineKind({
   group: '',
   version: 'v1',

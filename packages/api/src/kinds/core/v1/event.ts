@@ -8,6 +8,7 @@ import { EventSeriesSchema, EventSourceSchema, ObjectReferenceSchema } from './t
 
 const P = schemaPrefix('', 'v1');
 
+/** Event, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const EventSchema = object(
   `${P}Event`,
   {
@@ -29,6 +30,7 @@ export const EventSchema = object(
   },
   { description: 'Event is a report of an event somewhere in the cluster.' },
 );
+/** A Event object in its JSON form. */
 export type Event = Static<typeof EventSchema>;
 
 /** The fields of an event the printer reads, common to core/v1 and events.platform/v1 events. */
@@ -120,6 +122,7 @@ function sourceOf(component: string | undefined, instance: string | undefined): 
   return instance ? `${component ?? ''}, ${instance}` : (component ?? '');
 }
 
+/** The Event kind: discovery facts, defaults, printer columns and field selectors. */
 export const EventKind = defineKind({
   group: '',
   version: 'v1',

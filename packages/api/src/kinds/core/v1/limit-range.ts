@@ -7,10 +7,12 @@ import { LimitRangeItemSchema } from './types';
 
 const P = schemaPrefix('', 'v1');
 
+/** LimitRangeSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const LimitRangeSpecSchema = object(`${P}LimitRangeSpec`, {
   limits: opt(1, t.array(ref(LimitRangeItemSchema)), 'The limits enforced.'),
 });
 
+/** LimitRange, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const LimitRangeSchema = object(
   `${P}LimitRange`,
   {
@@ -19,8 +21,10 @@ export const LimitRangeSchema = object(
   },
   { description: 'LimitRange sets resource usage limits for each kind of resource in a Namespace.' },
 );
+/** A LimitRange object in its JSON form. */
 export type LimitRange = Static<typeof LimitRangeSchema>;
 
+/** The LimitRange kind: discovery facts, defaults, printer columns and field selectors. */
 export const LimitRangeKind = defineKind({
   group: '',
   version: 'v1',

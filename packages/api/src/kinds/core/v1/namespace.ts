@@ -7,10 +7,12 @@ import { AGE_COLUMN } from '../../../table/table';
 
 const P = schemaPrefix('', 'v1');
 
+/** NamespaceSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const NamespaceSpecSchema = object(`${P}NamespaceSpec`, {
   finalizers: opt(1, t.array(t.string()), 'Values that must be empty before the namespace is removed.'),
 });
 
+/** NamespaceCondition, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const NamespaceConditionSchema = object(`${P}NamespaceCondition`, {
   type: req(1, t.string()),
   status: req(2, t.enumOf(['True', 'False', 'Unknown'])),
@@ -19,6 +21,7 @@ export const NamespaceConditionSchema = object(`${P}NamespaceCondition`, {
   message: opt(6, t.string()),
 });
 
+/** NamespaceStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const NamespaceStatusSchema = object(`${P}NamespaceStatus`, {
   phase: opt(1, t.enumOf(['Active', 'Terminating']), 'Current lifecycle phase of the namespace.'),
   conditions: opt(
@@ -28,6 +31,7 @@ export const NamespaceStatusSchema = object(`${P}NamespaceStatus`, {
   ),
 });
 
+/** Namespace, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const NamespaceSchema = object(
   `${P}Namespace`,
   {
@@ -37,8 +41,10 @@ export const NamespaceSchema = object(
   },
   { description: 'Namespace provides a scope for Names. Use of multiple namespaces is optional.' },
 );
+/** A Namespace object in its JSON form. */
 export type Namespace = Static<typeof NamespaceSchema>;
 
+/** The Namespace kind: discovery facts, defaults, printer columns and field selectors. */
 export const NamespaceKind = defineKind({
   group: '',
   version: 'v1',

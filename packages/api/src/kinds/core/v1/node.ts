@@ -18,6 +18,7 @@ import {
 
 const P = schemaPrefix('', 'v1');
 
+/** NodeSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const NodeSpecSchema = object(`${P}NodeSpec`, {
   podCIDR: opt(1, t.string(), 'Pod IP range assigned to the node.'),
   podCIDRs: opt(7, t.array(t.string(), { patchStrategy: 'merge' }), 'Pod IP ranges assigned to the node.'),
@@ -28,6 +29,7 @@ export const NodeSpecSchema = object(`${P}NodeSpec`, {
   externalID: opt(2, t.string(), 'Deprecated.'),
 });
 
+/** NodeStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const NodeStatusSchema = object(`${P}NodeStatus`, {
   capacity: opt(1, t.map(t.quantity()), 'Total resources of the node.'),
   allocatable: opt(2, t.map(t.quantity()), 'Resources available for scheduling. Defaults to capacity.'),
@@ -50,6 +52,7 @@ export const NodeStatusSchema = object(`${P}NodeStatus`, {
   config: opt(11, ref(NodeConfigStatusSchema), 'Deprecated.'),
 });
 
+/** Node, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const NodeSchema = object(
   `${P}Node`,
   {
@@ -59,6 +62,7 @@ export const NodeSchema = object(
   },
   { description: 'Node is a worker node that runs pods.' },
 );
+/** A Node object in its JSON form. */
 export type Node = Static<typeof NodeSchema>;
 
 /** Label prefixes naming a node's roles (`node-role.platform/<role>`; the Kubernetes spelling is read too). */
@@ -88,6 +92,7 @@ function address(node: Node, type: string): string {
   return node.status?.addresses?.find((a) => a.type === type)?.address ?? '<none>';
 }
 
+/** The Node kind: discovery facts, defaults, printer columns and field selectors. */
 export const NodeKind = defineKind({
   group: '',
   version: 'v1',

@@ -24,6 +24,7 @@ import {
 
 const P = schemaPrefix('', 'v1');
 
+/** GlusterfsPersistentVolumeSource, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const GlusterfsPersistentVolumeSourceSchema = object(`${P}GlusterfsPersistentVolumeSource`, {
   endpoints: req(1, t.string()),
   path: req(2, t.string()),
@@ -31,6 +32,7 @@ export const GlusterfsPersistentVolumeSourceSchema = object(`${P}GlusterfsPersis
   endpointsNamespace: opt(4, ptr(t.string())),
 });
 
+/** RBDPersistentVolumeSource, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const RBDPersistentVolumeSourceSchema = object(`${P}RBDPersistentVolumeSource`, {
   monitors: req(1, t.array(t.string())),
   image: req(2, t.string()),
@@ -42,6 +44,7 @@ export const RBDPersistentVolumeSourceSchema = object(`${P}RBDPersistentVolumeSo
   readOnly: opt(8, t.bool()),
 });
 
+/** ISCSIPersistentVolumeSource, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ISCSIPersistentVolumeSourceSchema = object(`${P}ISCSIPersistentVolumeSource`, {
   targetPortal: req(1, t.string()),
   iqn: req(2, t.string()),
@@ -56,6 +59,7 @@ export const ISCSIPersistentVolumeSourceSchema = object(`${P}ISCSIPersistentVolu
   initiatorName: opt(12, ptr(t.string())),
 });
 
+/** CinderPersistentVolumeSource, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const CinderPersistentVolumeSourceSchema = object(`${P}CinderPersistentVolumeSource`, {
   volumeID: req(1, t.string()),
   fsType: opt(2, t.string()),
@@ -63,6 +67,7 @@ export const CinderPersistentVolumeSourceSchema = object(`${P}CinderPersistentVo
   secretRef: opt(4, ref(SecretReferenceSchema)),
 });
 
+/** CephFSPersistentVolumeSource, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const CephFSPersistentVolumeSourceSchema = object(`${P}CephFSPersistentVolumeSource`, {
   monitors: req(1, t.array(t.string())),
   path: opt(2, t.string()),
@@ -72,6 +77,7 @@ export const CephFSPersistentVolumeSourceSchema = object(`${P}CephFSPersistentVo
   readOnly: opt(6, t.bool()),
 });
 
+/** FlexPersistentVolumeSource, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const FlexPersistentVolumeSourceSchema = object(`${P}FlexPersistentVolumeSource`, {
   driver: req(1, t.string()),
   fsType: opt(2, t.string()),
@@ -80,6 +86,7 @@ export const FlexPersistentVolumeSourceSchema = object(`${P}FlexPersistentVolume
   options: opt(5, t.map(t.string())),
 });
 
+/** AzureFilePersistentVolumeSource, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const AzureFilePersistentVolumeSourceSchema = object(`${P}AzureFilePersistentVolumeSource`, {
   secretName: req(1, t.string()),
   shareName: req(2, t.string()),
@@ -87,6 +94,7 @@ export const AzureFilePersistentVolumeSourceSchema = object(`${P}AzureFilePersis
   secretNamespace: opt(4, ptr(t.string())),
 });
 
+/** ScaleIOPersistentVolumeSource, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ScaleIOPersistentVolumeSourceSchema = object(`${P}ScaleIOPersistentVolumeSource`, {
   gateway: req(1, t.string()),
   system: req(2, t.string()),
@@ -100,11 +108,13 @@ export const ScaleIOPersistentVolumeSourceSchema = object(`${P}ScaleIOPersistent
   readOnly: opt(10, t.bool()),
 });
 
+/** LocalVolumeSource, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const LocalVolumeSourceSchema = object(`${P}LocalVolumeSource`, {
   path: req(1, t.string()),
   fsType: opt(2, ptr(t.string())),
 });
 
+/** StorageOSPersistentVolumeSource, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const StorageOSPersistentVolumeSourceSchema = object(`${P}StorageOSPersistentVolumeSource`, {
   volumeName: opt(1, t.string()),
   volumeNamespace: opt(2, t.string()),
@@ -113,6 +123,7 @@ export const StorageOSPersistentVolumeSourceSchema = object(`${P}StorageOSPersis
   secretRef: opt(5, ref(ObjectReferenceSchema)),
 });
 
+/** CSIPersistentVolumeSource, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const CSIPersistentVolumeSourceSchema = object(`${P}CSIPersistentVolumeSource`, {
   driver: req(1, t.string(), 'Name of the CSI driver.'),
   volumeHandle: req(2, t.string(), 'Unique volume name returned by the driver.'),
@@ -125,6 +136,7 @@ export const CSIPersistentVolumeSourceSchema = object(`${P}CSIPersistentVolumeSo
   controllerExpandSecretRef: opt(9, ref(SecretReferenceSchema)),
 });
 
+/** PersistentVolumeSource, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const PersistentVolumeSourceSchema = object(`${P}PersistentVolumeSource`, {
   gcePersistentDisk: opt(1, ref(GCEPersistentDiskVolumeSourceSchema)),
   awsElasticBlockStore: opt(2, ref(AWSElasticBlockStoreVolumeSourceSchema)),
@@ -150,12 +162,14 @@ export const PersistentVolumeSourceSchema = object(`${P}PersistentVolumeSource`,
   csi: opt(22, ref(CSIPersistentVolumeSourceSchema), 'Storage handled by an external CSI driver.'),
 });
 
+/** VolumeNodeAffinity, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const VolumeNodeAffinitySchema = object(`${P}VolumeNodeAffinity`, {
   required: opt(1, ref(NodeSelectorSchema), 'Hard node constraints.'),
 });
 
 const ACCESS_MODES = t.enumOf(['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany']);
 
+/** PersistentVolumeSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const PersistentVolumeSpecSchema = object(`${P}PersistentVolumeSpec`, {
   capacity: opt(1, t.map(t.quantity()), "The volume's resources and capacity."),
   ...embed(2, 'persistentVolumeSource', PersistentVolumeSourceSchema),
@@ -172,12 +186,14 @@ export const PersistentVolumeSpecSchema = object(`${P}PersistentVolumeSpec`, {
   nodeAffinity: opt(9, ref(VolumeNodeAffinitySchema), 'Nodes this volume can be accessed from.'),
 });
 
+/** PersistentVolumeStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const PersistentVolumeStatusSchema = object(`${P}PersistentVolumeStatus`, {
   phase: opt(1, t.enumOf(['Pending', 'Available', 'Bound', 'Released', 'Failed']), 'Phase of the volume.'),
   message: opt(2, t.string()),
   reason: opt(3, t.string()),
 });
 
+/** PersistentVolume, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const PersistentVolumeSchema = object(
   `${P}PersistentVolume`,
   {
@@ -190,8 +206,10 @@ export const PersistentVolumeSchema = object(
       'PersistentVolume (PV) is a storage resource provisioned by an administrator. It is analogous to a node.',
   },
 );
+/** A PersistentVolume object in its JSON form. */
 export type PersistentVolume = Static<typeof PersistentVolumeSchema>;
 
+/** PersistentVolumeClaimCondition, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const PersistentVolumeClaimConditionSchema = object(`${P}PersistentVolumeClaimCondition`, {
   type: req(1, t.string()),
   status: req(2, t.enumOf(['True', 'False', 'Unknown'])),
@@ -201,6 +219,7 @@ export const PersistentVolumeClaimConditionSchema = object(`${P}PersistentVolume
   message: opt(6, t.string()),
 });
 
+/** PersistentVolumeClaimStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const PersistentVolumeClaimStatusSchema = object(`${P}PersistentVolumeClaimStatus`, {
   phase: opt(1, t.enumOf(['Pending', 'Bound', 'Lost']), 'Phase of the claim.'),
   accessModes: opt(2, t.array(ACCESS_MODES), 'Access modes of the bound volume.'),
@@ -211,6 +230,7 @@ export const PersistentVolumeClaimStatusSchema = object(`${P}PersistentVolumeCla
   ),
 });
 
+/** PersistentVolumeClaim, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const PersistentVolumeClaimSchema = object(
   `${P}PersistentVolumeClaim`,
   {
@@ -220,6 +240,7 @@ export const PersistentVolumeClaimSchema = object(
   },
   { description: "PersistentVolumeClaim is a user's request for and claim to a persistent volume." },
 );
+/** A PersistentVolumeClaim object in its JSON form. */
 export type PersistentVolumeClaim = Static<typeof PersistentVolumeClaimSchema>;
 
 /** `RWO,ROX,RWX` in that order (`GetAccessModesAsString`). */
@@ -242,6 +263,7 @@ export function defaultPersistentVolumeClaim(pvc: PersistentVolumeClaim): void {
   status.phase ||= 'Pending';
 }
 
+/** The PersistentVolume kind: discovery facts, defaults, printer columns and field selectors. */
 export const PersistentVolumeKind = defineKind({
   group: '',
   version: 'v1',
@@ -307,6 +329,7 @@ export const PersistentVolumeKind = defineKind({
   ],
 });
 
+/** The PersistentVolumeClaim kind: discovery facts, defaults, printer columns and field selectors. */
 export const PersistentVolumeClaimKind = defineKind({
   group: '',
   version: 'v1',

@@ -9,6 +9,7 @@ import { PodTemplateSpecSchema } from './types';
 
 const P = schemaPrefix('', 'v1');
 
+/** PodTemplate, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const PodTemplateSchema = object(
   `${P}PodTemplate`,
   {
@@ -17,8 +18,10 @@ export const PodTemplateSchema = object(
   },
   { description: 'PodTemplate describes a template for creating copies of a predefined pod.' },
 );
+/** A PodTemplate object in its JSON form. */
 export type PodTemplate = Static<typeof PodTemplateSchema>;
 
+/** The PodTemplate kind: discovery facts, defaults, printer columns and field selectors. */
 export const PodTemplateKind = defineKind({
   group: '',
   version: 'v1',

@@ -9,6 +9,7 @@ import { PodSpecSchema, PodStatusSchema } from './types';
 
 const P = schemaPrefix('', 'v1');
 
+/** Pod, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const PodSchema = object(
   `${P}Pod`,
   {
@@ -18,6 +19,7 @@ export const PodSchema = object(
   },
   { description: 'Pod is a collection of containers that can run on a host.' },
 );
+/** A Pod object in its JSON form. */
 export type Pod = Static<typeof PodSchema>;
 
 /** The reason a pod is reported unknown when its node stopped answering (Kubernetes' `NodeUnreachablePodReason`). */
@@ -105,6 +107,7 @@ function readinessGates(pod: Pod): string {
   return `${trueConditions}/${gates.length}`;
 }
 
+/** The Pod kind: discovery facts, defaults, printer columns and field selectors. */
 export const PodKind = defineKind({
   group: '',
   version: 'v1',

@@ -10,6 +10,7 @@ import { PodTemplateSpecSchema } from './types';
 
 const P = schemaPrefix('', 'v1');
 
+/** ReplicationControllerSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ReplicationControllerSpecSchema = object(`${P}ReplicationControllerSpec`, {
   replicas: opt(1, ptr(t.int32()), 'Number of desired replicas. Defaults to 1.'),
   minReadySeconds: opt(4, t.int32(), 'Seconds a new pod must be ready to count as available.'),
@@ -17,6 +18,7 @@ export const ReplicationControllerSpecSchema = object(`${P}ReplicationController
   template: opt(3, ref(PodTemplateSpecSchema), 'The pods created when replicas are missing.'),
 });
 
+/** ReplicationControllerCondition, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ReplicationControllerConditionSchema = object(`${P}ReplicationControllerCondition`, {
   type: req(1, t.string()),
   status: req(2, t.enumOf(['True', 'False', 'Unknown'])),
@@ -25,6 +27,7 @@ export const ReplicationControllerConditionSchema = object(`${P}ReplicationContr
   message: opt(5, t.string()),
 });
 
+/** ReplicationControllerStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ReplicationControllerStatusSchema = object(`${P}ReplicationControllerStatus`, {
   replicas: req(1, t.int32(), 'Most recently observed number of replicas.'),
   fullyLabeledReplicas: opt(2, t.int32()),
@@ -37,6 +40,7 @@ export const ReplicationControllerStatusSchema = object(`${P}ReplicationControll
   ),
 });
 
+/** ReplicationController, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ReplicationControllerSchema = object(
   `${P}ReplicationController`,
   {
@@ -46,8 +50,10 @@ export const ReplicationControllerSchema = object(
   },
   { description: 'ReplicationController represents the configuration of a replication controller.' },
 );
+/** A ReplicationController object in its JSON form. */
 export type ReplicationController = Static<typeof ReplicationControllerSchema>;
 
+/** The ReplicationController kind: discovery facts, defaults, printer columns and field selectors. */
 export const ReplicationControllerKind = defineKind({
   group: '',
   version: 'v1',

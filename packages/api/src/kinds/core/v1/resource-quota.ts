@@ -8,17 +8,20 @@ import { ScopeSelectorSchema } from './types';
 
 const P = schemaPrefix('', 'v1');
 
+/** ResourceQuotaSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ResourceQuotaSpecSchema = object(`${P}ResourceQuotaSpec`, {
   hard: opt(1, t.map(t.quantity()), 'Desired hard limits for each named resource.'),
   scopes: opt(2, t.array(t.string()), 'Filters every tracked object must match.'),
   scopeSelector: opt(3, ref(ScopeSelectorSchema), 'Filters as scope selector requirements.'),
 });
 
+/** ResourceQuotaStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ResourceQuotaStatusSchema = object(`${P}ResourceQuotaStatus`, {
   hard: opt(1, t.map(t.quantity()), 'Enforced hard limits.'),
   used: opt(2, t.map(t.quantity()), 'Observed total usage in the namespace.'),
 });
 
+/** ResourceQuota, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ResourceQuotaSchema = object(
   `${P}ResourceQuota`,
   {
@@ -28,6 +31,7 @@ export const ResourceQuotaSchema = object(
   },
   { description: 'ResourceQuota sets aggregate quota restrictions enforced per namespace.' },
 );
+/** A ResourceQuota object in its JSON form. */
 export type ResourceQuota = Static<typeof ResourceQuotaSchema>;
 
 /** The Request and Limit columns: `resource: used/hard` of status.hard, `limits.*` in the second. */
@@ -41,6 +45,7 @@ function usage(quota: ResourceQuota, limits: boolean): string {
     .join(', ');
 }
 
+/** The ResourceQuota kind: discovery facts, defaults, printer columns and field selectors. */
 export const ResourceQuotaKind = defineKind({
   group: '',
   version: 'v1',

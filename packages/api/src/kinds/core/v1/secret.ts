@@ -7,6 +7,7 @@ import { AGE_COLUMN } from '../../../table/table';
 
 const P = schemaPrefix('', 'v1');
 
+/** Secret, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const SecretSchema = object(
   `${P}Secret`,
   {
@@ -18,8 +19,10 @@ export const SecretSchema = object(
   },
   { description: 'Secret holds secret data of a certain type.' },
 );
+/** A Secret object in its JSON form. */
 export type Secret = Static<typeof SecretSchema>;
 
+/** The Secret kind: discovery facts, defaults, printer columns and field selectors. */
 export const SecretKind = defineKind({
   group: '',
   version: 'v1',

@@ -8,6 +8,7 @@ import { LocalObjectReferenceSchema, ObjectReferenceSchema } from './types';
 
 const P = schemaPrefix('', 'v1');
 
+/** ServiceAccount, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ServiceAccountSchema = object(
   `${P}ServiceAccount`,
   {
@@ -25,8 +26,10 @@ export const ServiceAccountSchema = object(
       'ServiceAccount binds together a name understood by users, a principal that can be authenticated and authorized, and a set of secrets.',
   },
 );
+/** A ServiceAccount object in its JSON form. */
 export type ServiceAccount = Static<typeof ServiceAccountSchema>;
 
+/** The ServiceAccount kind: discovery facts, defaults, printer columns and field selectors. */
 export const ServiceAccountKind = defineKind({
   group: '',
   version: 'v1',

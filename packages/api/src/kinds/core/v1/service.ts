@@ -10,6 +10,7 @@ import { LoadBalancerStatusSchema, ServicePortSchema, SessionAffinityConfigSchem
 
 const P = schemaPrefix('', 'v1');
 
+/** ServiceSpec, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ServiceSpecSchema = object(`${P}ServiceSpec`, {
   ports: opt(
     1,
@@ -45,8 +46,10 @@ export const ServiceSpecSchema = object(`${P}ServiceSpec`, {
   loadBalancerClass: opt(21, ptr(t.string())),
   internalTrafficPolicy: opt(22, ptr(t.enumOf(['Local', 'Cluster']))),
 });
+/** A ServiceSpec object in its JSON form. */
 export type ServiceSpec = Static<typeof ServiceSpecSchema>;
 
+/** ServiceStatus, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ServiceStatusSchema = object(`${P}ServiceStatus`, {
   loadBalancer: opt(1, ref(LoadBalancerStatusSchema), 'Status of the load balancer, if any.'),
   conditions: opt(
@@ -56,6 +59,7 @@ export const ServiceStatusSchema = object(`${P}ServiceStatus`, {
   ),
 });
 
+/** Service, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ServiceSchema = object(
   `${P}Service`,
   {
@@ -68,6 +72,7 @@ export const ServiceSchema = object(
       'Service is a named abstraction of software service consisting of local port that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.',
   },
 );
+/** A Service object in its JSON form. */
 export type Service = Static<typeof ServiceSchema>;
 
 /** The External-IP column of `kubectl get services` (`getServiceExternalIP`). */
@@ -100,6 +105,7 @@ export function servicePorts(svc: Service): string {
     .join(',');
 }
 
+/** The Service kind: discovery facts, defaults, printer columns and field selectors. */
 export const ServiceKind = defineKind({
   group: '',
   version: 'v1',

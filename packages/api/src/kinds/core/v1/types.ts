@@ -21,6 +21,7 @@ const P = schemaPrefix('', 'v1');
 export const LocalObjectReferenceSchema = object(`${P}LocalObjectReference`, {
   name: opt(1, t.string(), 'Name of the referent.'),
 });
+/** A LocalObjectReference object in its JSON form. */
 export type LocalObjectReference = Static<typeof LocalObjectReferenceSchema>;
 
 /** ObjectReference: enough to inspect or modify the referred object. */
@@ -33,6 +34,7 @@ export const ObjectReferenceSchema = object(`${P}ObjectReference`, {
   resourceVersion: opt(6, t.string(), 'Specific resourceVersion to which this reference is made, if any.'),
   fieldPath: opt(7, t.string(), 'A piece of the object, e.g. "spec.containers{name}".'),
 });
+/** A ObjectReference object in its JSON form. */
 export type ObjectReference = Static<typeof ObjectReferenceSchema>;
 
 /** TypedLocalObjectReference: a typed reference to an object in the same namespace. */
@@ -91,6 +93,7 @@ export const EnvVarSchema = object(`${P}EnvVar`, {
   value: opt(2, t.string(), 'Value; $(VAR_NAME) references are expanded.'),
   valueFrom: opt(3, ref(EnvVarSourceSchema), 'Source for the value. Cannot be used if value is not empty.'),
 });
+/** A EnvVar object in its JSON form. */
 export type EnvVar = Static<typeof EnvVarSchema>;
 
 /** ConfigMapEnvSource: a ConfigMap whose data become environment variables. */
@@ -122,6 +125,7 @@ export const ContainerPortSchema = object(`${P}ContainerPort`, {
   protocol: opt(4, t.enumOf(['TCP', 'UDP', 'SCTP']), 'TCP (default), UDP or SCTP.'),
   hostIP: opt(5, t.string(), 'Host IP to bind the external port to.'),
 });
+/** A ContainerPort object in its JSON form. */
 export type ContainerPort = Static<typeof ContainerPortSchema>;
 
 /** ResourceRequirements: compute resource requests and limits. */
@@ -129,6 +133,7 @@ export const ResourceRequirementsSchema = object(`${P}ResourceRequirements`, {
   limits: opt(1, t.map(t.quantity()), 'Maximum amount of compute resources allowed.'),
   requests: opt(2, t.map(t.quantity()), 'Minimum amount of compute resources required.'),
 });
+/** A ResourceRequirements object in its JSON form. */
 export type ResourceRequirements = Static<typeof ResourceRequirementsSchema>;
 
 /** VolumeMount: a volume mounted into a container. */
@@ -140,6 +145,7 @@ export const VolumeMountSchema = object(`${P}VolumeMount`, {
   mountPropagation: opt(5, ptr(t.enumOf(['None', 'HostToContainer', 'Bidirectional']))),
   subPathExpr: opt(6, t.string(), 'Like subPath, with $(VAR_NAME) expanded.'),
 });
+/** A VolumeMount object in its JSON form. */
 export type VolumeMount = Static<typeof VolumeMountSchema>;
 
 /** VolumeDevice: a raw block device mapped into a container. */
@@ -191,6 +197,7 @@ export const ProbeSchema = object(`${P}Probe`, {
   failureThreshold: opt(6, t.int32(), 'Minimum consecutive failures after having succeeded. Defaults to 3.'),
   terminationGracePeriodSeconds: opt(7, ptr(t.int64()), 'Grace period when the probe fails; the pod value when unset.'),
 });
+/** A Probe object in its JSON form. */
 export type Probe = Static<typeof ProbeSchema>;
 
 /** Lifecycle: actions on container lifecycle events. */
@@ -299,6 +306,7 @@ const CONTAINER_PROPS = {
 export const ContainerSchema = object(`${P}Container`, CONTAINER_PROPS, {
   description: 'A single application container that you want to run within a pod.',
 });
+/** A Container object in its JSON form. */
 export type Container = Static<typeof ContainerSchema>;
 
 /** EphemeralContainerCommon: the fields an EphemeralContainer shares with Container. */
@@ -613,6 +621,7 @@ export const PersistentVolumeClaimSpecSchema = object(`${P}PersistentVolumeClaim
   volumeMode: opt(6, ptr(t.enumOf(['Block', 'Filesystem'])), 'Filesystem (default) or Block.'),
   dataSource: opt(7, ref(TypedLocalObjectReferenceSchema), 'An object to populate the volume from.'),
 });
+/** A PersistentVolumeClaimSpec object in its JSON form. */
 export type PersistentVolumeClaimSpec = Static<typeof PersistentVolumeClaimSpecSchema>;
 
 /** PersistentVolumeClaimTemplate: the claim created for an ephemeral volume. */
@@ -664,6 +673,7 @@ export const VolumeSchema = object(`${P}Volume`, {
   name: req(1, t.string(), 'Name of the volume (DNS_LABEL), unique within the pod.'),
   ...embed(2, 'volumeSource', VolumeSourceSchema),
 });
+/** A Volume object in its JSON form. */
 export type Volume = Static<typeof VolumeSchema>;
 
 // ---- scheduling -------------------------------------------------------------------------------------------------
@@ -739,6 +749,7 @@ export const TolerationSchema = object(`${P}Toleration`, {
   effect: opt(4, t.enumOf(['', 'NoSchedule', 'PreferNoSchedule', 'NoExecute']), 'Taint effect; empty matches all.'),
   tolerationSeconds: opt(5, ptr(t.int64()), 'How long a NoExecute taint is tolerated; forever when unset.'),
 });
+/** A Toleration object in its JSON form. */
 export type Toleration = Static<typeof TolerationSchema>;
 
 /** TopologySpreadConstraint: how matching pods spread over a topology. */
@@ -875,6 +886,7 @@ export const PodSpecSchema = object(
   },
   { description: 'PodSpec is a description of a pod.' },
 );
+/** A PodSpec object in its JSON form. */
 export type PodSpec = Static<typeof PodSpecSchema>;
 
 /** PodTemplateSpec: the pods a controller creates. */
@@ -882,6 +894,7 @@ export const PodTemplateSpecSchema = object(`${P}PodTemplateSpec`, {
   metadata: opt(1, ref(ObjectMetaSchema), 'Metadata of the pods created from this template.'),
   spec: opt(2, ref(PodSpecSchema), 'Specification of the pods.'),
 });
+/** A PodTemplateSpec object in its JSON form. */
 export type PodTemplateSpec = Static<typeof PodTemplateSpecSchema>;
 
 // ---- pod status -------------------------------------------------------------------------------------------------
@@ -895,6 +908,7 @@ export const PodConditionSchema = object(`${P}PodCondition`, {
   reason: opt(5, t.string()),
   message: opt(6, t.string()),
 });
+/** A PodCondition object in its JSON form. */
 export type PodCondition = Static<typeof PodConditionSchema>;
 
 /** ContainerStateWaiting: a container not yet running. */
@@ -925,6 +939,7 @@ export const ContainerStateSchema = object(`${P}ContainerState`, {
   running: opt(2, ref(ContainerStateRunningSchema)),
   terminated: opt(3, ref(ContainerStateTerminatedSchema)),
 });
+/** A ContainerState object in its JSON form. */
 export type ContainerState = Static<typeof ContainerStateSchema>;
 
 /** ContainerStatus: the observed state of one container. */
@@ -939,6 +954,7 @@ export const ContainerStatusSchema = object(`${P}ContainerStatus`, {
   containerID: opt(8, t.string(), "Container ID as '<type>://<container_id>'."),
   started: opt(9, ptr(t.bool()), 'Whether the container has passed its startup probe.'),
 });
+/** A ContainerStatus object in its JSON form. */
 export type ContainerStatus = Static<typeof ContainerStatusSchema>;
 
 /** PodIP: one IP address of a pod. */
@@ -966,6 +982,7 @@ export const PodStatusSchema = object(`${P}PodStatus`, {
   qosClass: opt(9, t.enumOf(['Guaranteed', 'Burstable', 'BestEffort'])),
   ephemeralContainerStatuses: opt(13, t.array(ref(ContainerStatusSchema))),
 });
+/** A PodStatus object in its JSON form. */
 export type PodStatus = Static<typeof PodStatusSchema>;
 
 // ---- nodes ------------------------------------------------------------------------------------------------------
@@ -977,6 +994,7 @@ export const TaintSchema = object(`${P}Taint`, {
   effect: req(3, t.enumOf(['NoSchedule', 'PreferNoSchedule', 'NoExecute'])),
   timeAdded: opt(4, t.time()),
 });
+/** A Taint object in its JSON form. */
 export type Taint = Static<typeof TaintSchema>;
 
 /** ConfigMapNodeConfigSource: a ConfigMap as a node's configuration source (deprecated). */
@@ -1010,6 +1028,7 @@ export const NodeConditionSchema = object(`${P}NodeCondition`, {
   reason: opt(5, t.string()),
   message: opt(6, t.string()),
 });
+/** A NodeCondition object in its JSON form. */
 export type NodeCondition = Static<typeof NodeConditionSchema>;
 
 /** NodeAddress: one address of a node. */
@@ -1065,6 +1084,7 @@ export const ServicePortSchema = object(`${P}ServicePort`, {
   targetPort: opt(4, t.intOrString(), 'Number or name of the port on the pods; defaults to port.'),
   nodePort: opt(5, t.int32(), 'Port on each node for NodePort and LoadBalancer services.'),
 });
+/** A ServicePort object in its JSON form. */
 export type ServicePort = Static<typeof ServicePortSchema>;
 
 /** ClientIPConfig: ClientIP session affinity settings. */
@@ -1118,6 +1138,7 @@ export const EndpointSubsetSchema = object(`${P}EndpointSubset`, {
   notReadyAddresses: opt(2, t.array(ref(EndpointAddressSchema)), 'Addresses not ready yet.'),
   ports: opt(3, t.array(ref(EndpointPortSchema))),
 });
+/** A EndpointSubset object in its JSON form. */
 export type EndpointSubset = Static<typeof EndpointSubsetSchema>;
 
 // ---- events, limits, quotas -------------------------------------------------------------------------------------

@@ -8,20 +8,24 @@ import { ObjectReferenceSchema } from '../../core/v1/types';
 
 const P = schemaPrefix('discovery.platform', 'v1beta1');
 
+/** EndpointConditions, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const EndpointConditionsSchema = object(`${P}EndpointConditions`, {
   ready: opt(1, ptr(t.bool()), 'The endpoint is ready to receive traffic.'),
   serving: opt(2, ptr(t.bool()), 'The endpoint is serving (regardless of terminating).'),
   terminating: opt(3, ptr(t.bool()), 'The endpoint is terminating.'),
 });
 
+/** ForZone, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ForZoneSchema = object(`${P}ForZone`, {
   name: req(1, t.string()),
 });
 
+/** EndpointHints, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const EndpointHintsSchema = object(`${P}EndpointHints`, {
   forZones: opt(1, t.array(ref(ForZoneSchema)), 'Zones that should consume this endpoint.'),
 });
 
+/** EndpointSliceEndpoint, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const EndpointSliceEndpointSchema = object(`${P}Endpoint`, {
   addresses: req(1, t.array(t.string()), 'Addresses of this endpoint.'),
   conditions: opt(2, ref(EndpointConditionsSchema), 'Current state of the endpoint.'),
@@ -32,6 +36,7 @@ export const EndpointSliceEndpointSchema = object(`${P}Endpoint`, {
   hints: opt(7, ref(EndpointHintsSchema)),
 });
 
+/** EndpointSlicePort, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const EndpointSlicePortSchema = object(`${P}EndpointPort`, {
   name: opt(1, ptr(t.string())),
   protocol: opt(2, ptr(t.enumOf(['TCP', 'UDP', 'SCTP']))),
@@ -39,6 +44,7 @@ export const EndpointSlicePortSchema = object(`${P}EndpointPort`, {
   appProtocol: opt(4, ptr(t.string())),
 });
 
+/** EndpointSlice, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const EndpointSliceSchema = object(
   `${P}EndpointSlice`,
   {
@@ -50,6 +56,7 @@ export const EndpointSliceSchema = object(
   },
   { description: 'EndpointSlice represents a subset of the endpoints that implement a service.' },
 );
+/** A EndpointSlice object in its JSON form. */
 export type EndpointSlice = Static<typeof EndpointSliceSchema>;
 
 function listWithMore(list: string[], count: number, max: number): string {
@@ -58,6 +65,7 @@ function listWithMore(list: string[], count: number, max: number): string {
   return ret || '<unset>';
 }
 
+/** The EndpointSlice kind: discovery facts, defaults, printer columns and field selectors. */
 export const EndpointSliceKind = defineKind({
   group: 'discovery.platform',
   version: 'v1beta1',

@@ -8,11 +8,13 @@ import { EventSourceSchema, ObjectReferenceSchema } from '../../core/v1/types';
 
 const P = schemaPrefix('events.platform', 'v1');
 
+/** EventSeries, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const EventSeriesSchema = object(`${P}EventSeries`, {
   count: req(1, t.int32(), 'Occurrences in this series up to the last heartbeat.'),
   lastObservedTime: req(2, t.microTime(), 'Time of the last occurrence observed.'),
 });
 
+/** Event, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const EventSchema = object(
   `${P}Event`,
   {
@@ -38,8 +40,10 @@ export const EventSchema = object(
       'Event is a report of an event somewhere in the cluster. It generally denotes some state change in the system.',
   },
 );
+/** A EventsV1Event object in its JSON form. */
 export type EventsV1Event = Static<typeof EventSchema>;
 
+/** The EventsV1Event kind: discovery facts, defaults, printer columns and field selectors. */
 export const EventsV1EventKind = defineKind({
   group: 'events.platform',
   version: 'v1',

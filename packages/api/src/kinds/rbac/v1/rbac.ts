@@ -13,6 +13,7 @@ import { AGE_COLUMN, type TableColumn } from '../../../table/table';
 export const RBAC_GROUP = 'rbac.authorization.platform';
 const P = schemaPrefix(RBAC_GROUP, 'v1');
 
+/** PolicyRule, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const PolicyRuleSchema = object(`${P}PolicyRule`, {
   verbs: req(1, t.array(t.string()), "Verbs that apply to all the resources of the rule; '*' means all."),
   apiGroups: opt(2, t.array(t.string()), 'API groups of the resources; "" is the core group.'),
@@ -20,8 +21,10 @@ export const PolicyRuleSchema = object(`${P}PolicyRule`, {
   resourceNames: opt(4, t.array(t.string()), 'Allow-list of object names; every name when empty.'),
   nonResourceURLs: opt(5, t.array(t.string()), "Partial URLs; '*' only as the full final step."),
 });
+/** A PolicyRule object in its JSON form. */
 export type PolicyRule = Static<typeof PolicyRuleSchema>;
 
+/** AggregationRule, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const AggregationRuleSchema = object(`${P}AggregationRule`, {
   clusterRoleSelectors: opt(
     1,
@@ -30,6 +33,7 @@ export const AggregationRuleSchema = object(`${P}AggregationRule`, {
   ),
 });
 
+/** Role, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const RoleSchema = object(
   `${P}Role`,
   {
@@ -41,8 +45,10 @@ export const RoleSchema = object(
       'Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.',
   },
 );
+/** A Role object in its JSON form. */
 export type Role = Static<typeof RoleSchema>;
 
+/** ClusterRole, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ClusterRoleSchema = object(
   `${P}ClusterRole`,
   {
@@ -59,22 +65,27 @@ export const ClusterRoleSchema = object(
       'ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.',
   },
 );
+/** A ClusterRole object in its JSON form. */
 export type ClusterRole = Static<typeof ClusterRoleSchema>;
 
+/** Subject, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const SubjectSchema = object(`${P}Subject`, {
   kind: req(1, t.string(), 'User, Group or ServiceAccount.'),
   apiGroup: opt(2, t.string(), `"" for ServiceAccount, "${RBAC_GROUP}" for User and Group.`),
   name: req(3, t.string(), 'Name of the subject.'),
   namespace: opt(4, t.string(), 'Namespace of a ServiceAccount subject.'),
 });
+/** A Subject object in its JSON form. */
 export type Subject = Static<typeof SubjectSchema>;
 
+/** RoleRef, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const RoleRefSchema = object(`${P}RoleRef`, {
   apiGroup: req(1, t.string(), 'Group of the referenced role.'),
   kind: req(2, t.string(), 'Role or ClusterRole.'),
   name: req(3, t.string(), 'Name of the referenced role.'),
 });
 
+/** RoleBinding, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const RoleBindingSchema = object(
   `${P}RoleBinding`,
   {
@@ -87,8 +98,10 @@ export const RoleBindingSchema = object(
       'RoleBinding references a Role in the same namespace or a ClusterRole, and binds it to subjects in its namespace.',
   },
 );
+/** A RoleBinding object in its JSON form. */
 export type RoleBinding = Static<typeof RoleBindingSchema>;
 
+/** ClusterRoleBinding, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const ClusterRoleBindingSchema = object(
   `${P}ClusterRoleBinding`,
   {
@@ -98,6 +111,7 @@ export const ClusterRoleBindingSchema = object(
   },
   { description: 'ClusterRoleBinding references a ClusterRole and binds it to subjects cluster-wide.' },
 );
+/** A ClusterRoleBinding object in its JSON form. */
 export type ClusterRoleBinding = Static<typeof ClusterRoleBindingSchema>;
 
 function defaultBinding(b: RoleBinding | ClusterRoleBinding): void {
@@ -136,6 +150,7 @@ function bindingColumns<T extends RoleBinding | ClusterRoleBinding>(): TableColu
   ];
 }
 
+/** The Role kind: discovery facts, defaults, printer columns and field selectors. */
 export const RoleKind = defineKind({
   group: RBAC_GROUP,
   version: 'v1',
@@ -145,6 +160,7 @@ export const RoleKind = defineKind({
   schema: RoleSchema,
 });
 
+/** The ClusterRole kind: discovery facts, defaults, printer columns and field selectors. */
 export const ClusterRoleKind = defineKind({
   group: RBAC_GROUP,
   version: 'v1',
@@ -154,6 +170,7 @@ export const ClusterRoleKind = defineKind({
   schema: ClusterRoleSchema,
 });
 
+/** The RoleBinding kind: discovery facts, defaults, printer columns and field selectors. */
 export const RoleBindingKind = defineKind({
   group: RBAC_GROUP,
   version: 'v1',
@@ -165,6 +182,7 @@ export const RoleBindingKind = defineKind({
   columns: bindingColumns<RoleBinding>(),
 });
 
+/** The ClusterRoleBinding kind: discovery facts, defaults, printer columns and field selectors. */
 export const ClusterRoleBindingKind = defineKind({
   group: RBAC_GROUP,
   version: 'v1',

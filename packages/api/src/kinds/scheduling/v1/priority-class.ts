@@ -7,6 +7,7 @@ import { AGE_COLUMN } from '../../../table/table';
 
 const P = schemaPrefix('scheduling.platform', 'v1');
 
+/** PriorityClass, as in Kubernetes 1.21 (its Protobuf field numbers included). */
 export const PriorityClassSchema = object(
   `${P}PriorityClass`,
   {
@@ -22,8 +23,10 @@ export const PriorityClassSchema = object(
   },
   { description: 'PriorityClass defines mapping from a priority class name to the priority integer value.' },
 );
+/** A PriorityClass object in its JSON form. */
 export type PriorityClass = Static<typeof PriorityClassSchema>;
 
+/** The PriorityClass kind: discovery facts, defaults, printer columns and field selectors. */
 export const PriorityClassKind = defineKind({
   group: 'scheduling.platform',
   version: 'v1',
