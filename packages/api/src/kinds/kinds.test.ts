@@ -59,6 +59,12 @@ describe.each(BUILTIN_KINDS.map((k) => [key(k), k] as const))('%s', (name, kind)
     expect(codec.decode(codec.encode(list))).toEqual(list);
   });
 
+  it('defaults a partial object without throwing', () => {
+    for (const obj of [{}, { metadata: {}, spec: {}, status: {} }]) {
+      expect(() => kind.spec.defaults?.(obj as never)).not.toThrow();
+    }
+  });
+
   it('keeps the sample when defaulted twice the same way (defaults are idempotent and never throw)', () => {
     const once = sample();
     kind.spec.defaults?.(once as never);
@@ -69,9 +75,13 @@ describe.each(BUILTIN_KINDS.map((k) => [key(k), k] as const))('%s', (name, kind)
     expect(decodeInto(kind.schema.$id as string, structuredClone(once)).ok).toBe(true);
   });
 
-  it('prints a row of one cell per column without throwing', () => {
+  it('prints a row of one cell per column without throwing, even for a partial object', () => {
     const columns = kind.spec.columns ?? [];
-    for (const c of columns) expect(() => c.cell(sample() as never, Date.parse('2021-04-08T13:00:00Z'))).not.toThrow();
+    const now = Date.parse('2021-04-08T13:00:00Z');
+    for (const obj of [sample(), {}, { metadata: {}, spec: {}, status: {} }]) {
+      for (const c of columns) expect(() => c.cell(obj as never, now)).not.toThrow();
+      for (const read of Object.values(kind.fields)) expect(typeof read(obj as never)).toBe('string');
+    }
   });
 });
 

@@ -74,7 +74,7 @@ function cronJobKind<S extends TObject>(version: string, schema: S): Kind<S> {
       cj.spec.successfulJobsHistoryLimit ??= 3;
       cj.spec.failedJobsHistoryLimit ??= 1;
       // Only the pod template is defaulted: Job defaults apply to Job objects, not to job templates (as in 1.21).
-      defaultPodTemplate(cj.spec.jobTemplate.spec?.template);
+      defaultPodTemplate(cj.spec.jobTemplate?.spec?.template);
     },
     columns: [
       {
@@ -106,8 +106,8 @@ function cronJobKind<S extends TObject>(version: string, schema: S): Kind<S> {
       },
       AGE_COLUMN,
       ...workloadWideColumns<Static<S>>(
-        (o) => (o as unknown as CronJob).spec?.jobTemplate.spec?.template,
-        (o) => (o as unknown as CronJob).spec?.jobTemplate.spec?.selector,
+        (o) => (o as unknown as CronJob).spec?.jobTemplate?.spec?.template,
+        (o) => (o as unknown as CronJob).spec?.jobTemplate?.spec?.selector,
         formatLabelSelector,
       ),
     ],

@@ -115,7 +115,7 @@ export const DaemonSetKind = defineKind({
       name: 'Node Selector',
       type: 'string',
       description: 'Node selector of the daemon pods.',
-      cell: (o) => formatLabels(o.spec?.template.spec?.nodeSelector),
+      cell: (o) => formatLabels(o.spec?.template?.spec?.nodeSelector),
     },
     AGE_COLUMN,
     ...workloadWideColumns<DaemonSet>(

@@ -106,6 +106,6 @@ export const TokenRequestKind = defineKind({
   persisted: false,
   schema: TokenRequestSchema,
   defaults(tr) {
-    tr.spec.expirationSeconds ??= 3600;
+    if (tr.spec) tr.spec.expirationSeconds ??= 3600;
   },
 });

@@ -102,7 +102,7 @@ export const HorizontalPodAutoscalerKind = defineKind({
       name: 'Reference',
       type: 'string',
       description: 'The resource being scaled.',
-      cell: (o) => `${o.spec?.scaleTargetRef.kind ?? ''}/${o.spec?.scaleTargetRef.name ?? ''}`,
+      cell: (o) => `${o.spec?.scaleTargetRef?.kind ?? ''}/${o.spec?.scaleTargetRef?.name ?? ''}`,
     },
     {
       name: 'Targets',

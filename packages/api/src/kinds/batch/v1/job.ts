@@ -105,7 +105,7 @@ export const JobKind = defineKind({
   defaults(job) {
     if (!job.spec) return;
     defaultJobSpec(job.spec);
-    const labels = job.spec.template.metadata?.labels;
+    const labels = job.spec.template?.metadata?.labels;
     if (labels && Object.keys(job.metadata?.labels ?? {}).length === 0) (job.metadata ??= {}).labels = { ...labels };
   },
   columns: [

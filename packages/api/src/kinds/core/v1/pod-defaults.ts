@@ -147,7 +147,8 @@ export function defaultPodSpec(spec: PodSpec): void {
   spec.securityContext ??= {};
   spec.terminationGracePeriodSeconds ??= DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
   spec.schedulerName ||= DEFAULT_SCHEDULER_NAME;
-  const all: Container[] = [...(spec.initContainers ?? []), ...spec.containers];
+  // `containers` is required by the schema; `?? []` keeps defaulting total on anything else.
+  const all: Container[] = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
   for (const c of all) {
     // With the host's network, the host port is the container port.
     if (spec.hostNetwork) for (const port of c.ports ?? []) port.hostPort ||= port.containerPort;
@@ -167,7 +168,7 @@ export function defaultPodTemplate(template: PodTemplateSpec | undefined): void 
  * and `enableServiceLinks` to true. (Only for Pod objects, not templates.)
  */
 export function defaultPodOnly(spec: PodSpec): void {
-  for (const c of [...spec.containers, ...(spec.initContainers ?? [])]) {
+  for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) {
     const limits = c.resources?.limits;
     if (!limits || !c.resources) continue;
     const requests = (c.resources.requests ??= {});

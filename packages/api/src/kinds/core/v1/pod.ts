@@ -37,7 +37,7 @@ export interface PodSummary {
 export function podSummary(pod: Pod): PodSummary {
   const spec = pod.spec;
   const status = pod.status ?? {};
-  const total = spec?.containers.length ?? 0;
+  const total = spec?.containers?.length ?? 0;
   let ready = 0;
   let restarts = 0;
   let reason: string = status.reason || status.phase || '';

@@ -135,7 +135,7 @@ function bindingColumns<T extends RoleBinding | ClusterRoleBinding>(): TableColu
       name: 'Role',
       type: 'string',
       description: 'The role bound.',
-      cell: (o) => `${o.roleRef.kind}/${o.roleRef.name}`,
+      cell: (o) => `${o.roleRef?.kind ?? ''}/${o.roleRef?.name ?? ''}`,
     },
     AGE_COLUMN,
     { name: 'Users', type: 'string', priority: 1, description: 'Bound users.', cell: (o) => subjects(o, 'User') },
