@@ -170,7 +170,8 @@ export function defaultPodTemplate(template: PodTemplateSpec | undefined): void 
 export function defaultPodOnly(spec: PodSpec): void {
   for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) {
     const limits = c.resources?.limits;
-    if (!limits || !c.resources) continue;
+    // An empty map adds nothing (Go would create an empty requests map, which JSON then omits).
+    if (!limits || !c.resources || Object.keys(limits).length === 0) continue;
     const requests = (c.resources.requests ??= {});
     for (const [name, value] of Object.entries(limits)) if (requests[name] === undefined) requests[name] = value;
   }
