@@ -1,2 +1,7 @@
-/** The @platform/apiserver package. */
-export const PACKAGE = '@platform/apiserver';
+/**
+ * @platform/apiserver — the API server: the server itself, its command line, and the test harness for a real etcd.
+ */
+export { ApiServer, type ApiServerConfig, openStore, SYSTEM_NAMESPACES } from './server/api-server';
+export { apiServerCommand, main } from './cmd/main';
+export { startTestServer, testLogger, type TestServer, type TestResponse } from './testing/test-server';
+export { startEtcd, freePort, type EtcdCluster, type EtcdMember, type StartEtcdOptions } from './storage/testing/etcd';

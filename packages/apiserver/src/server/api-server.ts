@@ -61,6 +61,8 @@ export interface ApiServerConfig {
     tls?: { caFile?: string; certFile?: string; keyFile?: string };
     /** `--store-healthcheck-timeout`, ms. */
     healthcheckTimeoutMs: number;
+    /** `--store-compaction-interval`, ms; 0 disables compaction. */
+    compactionIntervalMs?: number;
   };
   watchCache: {
     /** `--watch-cache`. */
@@ -290,10 +292,35 @@ export class ApiServer {
       await Promise.all(this.caches.map((c) => c.start()));
     });
     this.secure.addPostStartHook('bootstrap-controller', () => this.ensureNamespaces());
+    const compaction = this.startCompaction();
     this.secure.addShutdownHook('storage', async () => {
+      clearInterval(compaction);
       await Promise.all(this.caches.map((c) => c.stop()));
       await this.store.close();
     });
+  }
+
+  /**
+   * `--store-compaction-interval`: every interval, compacts the store to the revision it had one interval before
+   * (as Kubernetes' compactor does), so watches and paged lists keep that much history.
+   */
+  private startCompaction(): NodeJS.Timeout | undefined {
+    const interval = this.config.storage.compactionIntervalMs ?? 0;
+    if (interval <= 0) return undefined;
+    let previous: bigint | undefined;
+    const timer = setInterval(() => {
+      void (async () => {
+        try {
+          const current = await this.store.currentRevision();
+          if (previous !== undefined && previous > 0n) await this.store.compact(previous);
+          previous = current;
+        } catch (err) {
+          this.config.logger.warn('Compaction failed; will retry at the next interval', { err });
+        }
+      })();
+    }, interval);
+    timer.unref();
+    return timer;
   }
 
   /** Creates the system namespaces that are missing (the bootstrap controller's first pass). */

@@ -1,0 +1,103 @@
+/**
+ * `platform-apiserver`: options → configuration → run (STYLE.md §7). Every option family validates its values;
+ * all problems are printed together and the process exits 1. A started server runs until SIGTERM or SIGINT, then
+ * shuts down gracefully (readiness fails, in-flight requests drain, storage closes).
+ */
+import { Command } from 'commander';
+import {
+  CONTROL_PLANE_FEATURES,
+  createLogging,
+  FeatureGate,
+  FeatureGateOptions,
+  type LoggingConfig,
+  LoggingOptions,
+  type MetricsConfig,
+  MetricsOptions,
+  type OptionGroup,
+  parseOrExit,
+  type ProfilingConfig,
+  ProfilingOptions,
+  SecureServingOptions,
+  type SecureServingInfo,
+  VersionOptions,
+} from '@platform/common';
+
+import { ApiServer, type ApiServerConfig } from '../server/api-server';
+import { type ApiServerFlagsConfig, SecurityOptions, ServerRunOptions, StoreOptions } from './options';
+
+const NAME = 'platform-apiserver';
+
+/** Every option family of the API server, registered on `cmd` (also used to generate the reference docs). */
+export function apiServerCommand(): { cmd: Command; groups: OptionGroup<never>[]; version: VersionOptions } {
+  const cmd = new Command(NAME).description(
+    'The API server validates and configures data for the API objects (pods, services, replication controllers, and others), serves the REST operations, and is the front end to the cluster state through which all other components interact.',
+  );
+  const version = new VersionOptions('apiserver');
+  const groups = [
+    new ServerRunOptions(),
+    new StoreOptions(),
+    new SecureServingOptions({ port: 6443, certDir: '/var/run/platform', pairName: 'apiserver', allowDisable: false }),
+    new SecurityOptions(),
+    new FeatureGateOptions(new FeatureGate(CONTROL_PLANE_FEATURES)),
+    new LoggingOptions(),
+    new MetricsOptions(),
+    new ProfilingOptions(),
+    version,
+  ] as OptionGroup<never>[];
+  for (const g of groups) g.addFlags(cmd);
+  return { cmd, groups, version };
+}
+
+type Collected = ApiServerFlagsConfig & {
+  secureServing?: SecureServingInfo;
+  logging?: LoggingConfig;
+  metrics?: MetricsConfig;
+  profiling?: ProfilingConfig;
+};
+
+/** Runs the API server with `argv` (without node and script). Resolves with the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const { cmd, groups, version } = apiServerCommand();
+  const outcome = parseOrExit(cmd, groups, argv, version);
+  if (outcome.exitCode !== undefined) return outcome.exitCode;
+  const collected: Collected = {};
+  try {
+    for (const g of groups) await (g as OptionGroup<Collected>).applyTo(collected);
+  } catch (err) {
+    process.stderr.write(`Error: ${(err as Error).message}\n`);
+    return 1;
+  }
+  const logging = createLogging({ config: collected.logging as LoggingConfig, program: NAME });
+  const log = logging.logger;
+  for (const flag of collected.inert ?? [])
+    log.warn('Option accepted but not implemented yet: it has no effect', { option: flag });
+  const serving = collected.secureServing as SecureServingInfo;
+  const config: ApiServerConfig = {
+    serving,
+    logger: log,
+    storage: collected.storage as ApiServerConfig['storage'],
+    watchCache: collected.watchCache as ApiServerConfig['watchCache'],
+    limits: collected.limits as ApiServerConfig['limits'],
+    eventTtlSeconds: collected.eventTtlSeconds ?? 3600,
+    advertiseAddress:
+      collected.advertiseAddress ??
+      (serving.bindAddress === '0.0.0.0' || serving.bindAddress === '::' ? '127.0.0.1' : serving.bindAddress),
+    enableProfiling: collected.profiling?.enableProfiling ?? true,
+    shutdownDelayMs: collected.shutdownDelayMs ?? 0,
+  };
+  let server: ApiServer;
+  try {
+    server = await ApiServer.create(config);
+    await server.start();
+  } catch (err) {
+    log.error('Failed to start the API server', { err });
+    await logging.close();
+    return 1;
+  }
+  const stopped = new Promise<void>((resolve) => server.secure.addShutdownHook('exit', () => resolve()));
+  server.secure.installSignalHandlers();
+  await stopped;
+  log.info('Shut down cleanly');
+  await logging.close();
+  return 0;
+}

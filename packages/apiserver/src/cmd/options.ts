@@ -1,0 +1,750 @@
+/**
+ * The command line of `platform-apiserver`: every option of Document 2 for the API server, in families.
+ *
+ * Options of features this server implements are parsed, validated and applied. Options of features it does not
+ * implement yet exist with their defaults: a security-relevant one given any other value is rejected with an error
+ * saying it is not supported yet (a server that silently ignored `--authorization-mode=RBAC` would be open to
+ * everyone), and an inert one is accepted, validated, and named in a startup warning.
+ */
+import {
+  boolFlag,
+  durationFlag,
+  type FlagDef,
+  floatFlag,
+  intFlag,
+  ipFlag,
+  OptionGroupBase,
+  portRangeFlag,
+  stringFlag,
+  stringsFlag,
+  mapFlag,
+  cidrFlag,
+} from '@platform/common';
+
+import { type ApiServerConfig } from '../server/api-server';
+
+/** The part of the configuration the API server's own families fill in. */
+export type ApiServerFlagsConfig = Partial<
+  Pick<ApiServerConfig, 'storage' | 'watchCache' | 'limits' | 'eventTtlSeconds' | 'shutdownDelayMs'>
+> & {
+  advertiseAddress?: string;
+  /** Options accepted that have no effect yet (printed as a warning at start). */
+  inert?: string[];
+};
+
+const NOT_SUPPORTED = 'not supported yet by this API server';
+
+/** `--store-*`, `--storage-*`, `--watch-cache*`: the backing store and the watch cache. */
+export class StoreOptions extends OptionGroupBase<ApiServerFlagsConfig> {
+  servers: string[] = [];
+  prefix = '/registry';
+  mediaType = 'application/vnd.platform.protobuf';
+  backend = 'etcd3';
+  caFile = '';
+  certFile = '';
+  keyFile = '';
+  compactionIntervalMs = 5 * 60_000;
+  countMetricPollPeriodMs = 60_000;
+  dbMetricPollIntervalMs = 30_000;
+  healthcheckTimeoutMs = 2000;
+  overrides: string[] = [];
+  encryptionProviderConfig = '';
+  leaseReuseDurationSeconds = 60;
+  watchCache = true;
+  watchCacheSizes: string[] = [];
+  defaultWatchCacheSize = 100;
+
+  constructor() {
+    super('Etcd');
+  }
+
+  protected flagDefs(): FlagDef[] {
+    return [
+      stringsFlag(
+        'store-servers',
+        'List of backing store servers to connect with (scheme://ip:port), comma separated; sqlite:///path/state.db for the embedded store.',
+        this.servers,
+        (v) => (this.servers = v),
+      ),
+      stringFlag(
+        'store-prefix',
+        'The prefix to prepend to all resource paths in the backing store.',
+        this.prefix,
+        (v) => (this.prefix = v),
+      ),
+      stringFlag(
+        'storage-media-type',
+        'The media type to use to store objects in storage. Some resources or storage backends may only support a specific media type and will ignore this setting.',
+        this.mediaType,
+        (v) => (this.mediaType = v),
+        {
+          validate: (v) => {
+            if (v !== 'application/json' && v !== 'application/vnd.platform.protobuf')
+              throw new Error('supported values: application/json, application/vnd.platform.protobuf');
+          },
+        },
+      ),
+      stringFlag(
+        'storage-backend',
+        'The storage backend for persistence. Options: etcd3 (the version 3 store; the embedded store speaks the same model).',
+        this.backend,
+        (v) => (this.backend = v),
+        {
+          validate: (v) => {
+            if (v !== 'etcd3') throw new Error('supported values: etcd3');
+          },
+        },
+      ),
+      stringFlag(
+        'store-cafile',
+        'SSL Certificate Authority file used to secure backing store communication.',
+        this.caFile,
+        (v) => (this.caFile = v),
+      ),
+      stringFlag(
+        'store-certfile',
+        'SSL certification file used to secure backing store communication.',
+        this.certFile,
+        (v) => (this.certFile = v),
+      ),
+      stringFlag(
+        'store-keyfile',
+        'SSL key file used to secure backing store communication.',
+        this.keyFile,
+        (v) => (this.keyFile = v),
+      ),
+      durationFlag(
+        'store-compaction-interval',
+        'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.',
+        this.compactionIntervalMs,
+        (v) => (this.compactionIntervalMs = v),
+      ),
+      durationFlag(
+        'store-count-metric-poll-period',
+        'Frequency of polling the backing store for number of resources per type. 0 disables the metric collection.',
+        this.countMetricPollPeriodMs,
+        (v) => (this.countMetricPollPeriodMs = v),
+      ),
+      durationFlag(
+        'store-db-metric-poll-interval',
+        'The interval of requests to poll the backing store and update metric. 0 disables the metric collection.',
+        this.dbMetricPollIntervalMs,
+        (v) => (this.dbMetricPollIntervalMs = v),
+      ),
+      durationFlag(
+        'store-healthcheck-timeout',
+        'The timeout to use when checking the backing store health.',
+        this.healthcheckTimeoutMs,
+        (v) => (this.healthcheckTimeoutMs = v),
+      ),
+      stringsFlag(
+        'store-servers-overrides',
+        'Per-resource backing store servers overrides, comma separated. The individual override format: group/resource#servers, where servers are URLs, semicolon separated.',
+        this.overrides,
+        (v) => {
+          if (v.length) throw new Error(NOT_SUPPORTED);
+        },
+      ),
+      stringFlag(
+        'encryption-provider-config',
+        'The file containing configuration for encryption providers to be used for storing secrets in the backing store.',
+        this.encryptionProviderConfig,
+        (v) => {
+          if (v) throw new Error(NOT_SUPPORTED);
+        },
+      ),
+      intFlag(
+        'lease-reuse-duration-seconds',
+        'The time in seconds that each lease is reused. A lower value could avoid large number of objects reusing the same lease.',
+        this.leaseReuseDurationSeconds,
+        (v) => (this.leaseReuseDurationSeconds = v),
+        { range: { min: 1 } },
+      ),
+      boolFlag('watch-cache', 'Enable watch caching in the apiserver', this.watchCache, (v) => (this.watchCache = v)),
+      stringsFlag(
+        'watch-cache-sizes',
+        'Watch cache size settings for some resources (pods, nodes, etc.), comma separated. The individual setting format: resource[.group]#size.',
+        this.watchCacheSizes,
+        (v) => (this.watchCacheSizes = v),
+      ),
+      intFlag(
+        'default-watch-cache-size',
+        'Default watch cache size. If zero, watch cache will be disabled for resources that do not have a default watch size set.',
+        this.defaultWatchCacheSize,
+        (v) => (this.defaultWatchCacheSize = v),
+        { range: { min: 0 } },
+      ),
+    ];
+  }
+
+  /** `--watch-cache-sizes` parsed; throws naming the bad entry. */
+  parsedCacheSizes(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const entry of this.watchCacheSizes) {
+      const m = /^([a-z0-9.-]+)#(\d+)$/.exec(entry);
+      if (!m) throw new Error(`invalid value of watch cache size: ${entry}: expected resource[.group]#size`);
+      out[m[1] as string] = Number(m[2]);
+    }
+    return out;
+  }
+
+  protected override validateValues(): Error[] {
+    const errs: Error[] = [];
+    if (this.servers.length === 0)
+      errs.push(
+        new Error('--store-servers must be specified (sqlite:///path/state.db for the embedded store, or etcd URLs)'),
+      );
+    for (const s of this.servers) {
+      if (!/^(https?:\/\/[^/]+\/?$|sqlite:\/\/.+)/.test(s))
+        errs.push(
+          new Error(
+            `--store-servers: invalid server ${JSON.stringify(s)}: expected http(s)://host:port or sqlite:///path/state.db`,
+          ),
+        );
+    }
+    if (!this.prefix.startsWith('/'))
+      errs.push(new Error(`--store-prefix must start with '/' (got ${JSON.stringify(this.prefix)})`));
+    try {
+      this.parsedCacheSizes();
+    } catch (err) {
+      errs.push(err as Error);
+    }
+    return errs;
+  }
+
+  applyTo(config: ApiServerFlagsConfig): void {
+    config.storage = {
+      servers: this.servers,
+      prefix: this.prefix.replace(/\/+$/, ''),
+      mediaType: this.mediaType,
+      healthcheckTimeoutMs: this.healthcheckTimeoutMs,
+      compactionIntervalMs: this.compactionIntervalMs,
+      ...(this.caFile || this.certFile || this.keyFile
+        ? {
+            tls: {
+              ...(this.caFile ? { caFile: this.caFile } : {}),
+              ...(this.certFile ? { certFile: this.certFile } : {}),
+              ...(this.keyFile ? { keyFile: this.keyFile } : {}),
+            },
+          }
+        : {}),
+    };
+    config.watchCache = {
+      enabled: this.watchCache,
+      defaultSize: this.defaultWatchCacheSize,
+      sizes: this.parsedCacheSizes(),
+    };
+    if (this.countMetricPollPeriodMs !== 60_000) (config.inert ??= []).push('--store-count-metric-poll-period');
+    if (this.dbMetricPollIntervalMs !== 30_000) (config.inert ??= []).push('--store-db-metric-poll-interval');
+  }
+}
+
+/** The generic serving options: limits, time-outs, shutdown, addresses. */
+export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
+  advertiseAddress = '';
+  externalHostname = '';
+  maxRequestsInFlight = 400;
+  maxMutatingRequestsInFlight = 200;
+  requestTimeoutMs = 60_000;
+  minRequestTimeoutSeconds = 1800;
+  livezGracePeriodMs = 0;
+  shutdownDelayMs = 0;
+  enablePriorityAndFairness = true;
+  goawayChance = 0;
+  eventTtlMs = 3600_000;
+  deleteCollectionWorkers = 1;
+  private readonly inert: string[] = [];
+
+  constructor() {
+    super('Generic');
+  }
+
+  private inertFlag(def: FlagDef): FlagDef {
+    return {
+      ...def,
+      set: (raw) => {
+        def.set(raw);
+        this.inert.push(`--${def.name}`);
+      },
+    };
+  }
+
+  protected flagDefs(): FlagDef[] {
+    return [
+      ipFlag(
+        'advertise-address',
+        'The IP address on which to advertise the apiserver to members of the cluster. If blank, the --bind-address will be used.',
+        this.advertiseAddress,
+        (v) => (this.advertiseAddress = v),
+      ),
+      stringFlag(
+        'external-hostname',
+        'The hostname to use when generating externalized URLs for this master.',
+        this.externalHostname,
+        (v) => (this.externalHostname = v),
+      ),
+      intFlag(
+        'max-requests-inflight',
+        'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.',
+        this.maxRequestsInFlight,
+        (v) => (this.maxRequestsInFlight = v),
+        { range: { min: 0 } },
+      ),
+      intFlag(
+        'max-mutating-requests-inflight',
+        'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.',
+        this.maxMutatingRequestsInFlight,
+        (v) => (this.maxMutatingRequestsInFlight = v),
+        { range: { min: 0 } },
+      ),
+      durationFlag(
+        'request-timeout',
+        'An optional field indicating the duration a handler must keep a request open before timing it out.',
+        this.requestTimeoutMs,
+        (v) => (this.requestTimeoutMs = v),
+      ),
+      intFlag(
+        'min-request-timeout',
+        'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout.',
+        this.minRequestTimeoutSeconds,
+        (v) => (this.minRequestTimeoutSeconds = v),
+        { range: { min: 1 } },
+      ),
+      durationFlag(
+        'livez-grace-period',
+        'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live.',
+        this.livezGracePeriodMs,
+        (v) => {
+          if (v !== 0) throw new Error(NOT_SUPPORTED);
+        },
+      ),
+      durationFlag(
+        'shutdown-delay-duration',
+        'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure.',
+        this.shutdownDelayMs,
+        (v) => (this.shutdownDelayMs = v),
+      ),
+      boolFlag(
+        'enable-priority-and-fairness',
+        'If true and the APIPriorityAndFairness feature gate is enabled, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness',
+        this.enablePriorityAndFairness,
+        (v) => (this.enablePriorityAndFairness = v),
+      ),
+      floatFlag(
+        'goaway-chance',
+        'To prevent HTTP/2 clients from getting stuck on a single apiserver, randomly close a connection (GOAWAY). Min is 0 (off), Max is .02 (1/50 requests).',
+        this.goawayChance,
+        (v) => {
+          if (v < 0 || v > 0.02) throw new Error('must be between 0 and 0.02');
+          if (v !== 0) throw new Error(`${NOT_SUPPORTED} (the server speaks HTTP/1.1)`);
+        },
+      ),
+      durationFlag('event-ttl', 'Amount of time to retain events.', this.eventTtlMs, (v) => (this.eventTtlMs = v)),
+      intFlag(
+        'delete-collection-workers',
+        'Number of workers spawned for DeleteCollection call. These are used to speed up namespace cleanup.',
+        this.deleteCollectionWorkers,
+        (v) => (this.deleteCollectionWorkers = v),
+        { range: { min: 1 } },
+      ),
+      this.inertFlag(
+        mapFlag(
+          'runtime-config',
+          'A set of key=value pairs that enable or disable built-in APIs.',
+          new Map(),
+          () => {},
+        ),
+      ),
+      this.inertFlag(
+        intFlag(
+          'apiserver-count',
+          'The number of apiservers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled.)',
+          1,
+          () => {},
+          { range: { min: 1 } },
+        ),
+      ),
+      this.inertFlag(
+        stringFlag(
+          'endpoint-reconciler-type',
+          'Use an endpoint reconciler (master-count, lease, none)',
+          'lease',
+          () => {},
+          {
+            validate: (v) => {
+              if (!['master-count', 'lease', 'none'].includes(v))
+                throw new Error('supported values: master-count, lease, none');
+            },
+          },
+        ),
+      ),
+      this.inertFlag(
+        cidrFlag(
+          'service-cluster-ip-range',
+          'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods. Max of two dual-stack CIDRs is allowed.',
+          '',
+          () => {},
+        ),
+      ),
+      this.inertFlag(
+        portRangeFlag(
+          'service-node-port-range',
+          "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.",
+          { base: 30000, size: 2768 },
+          () => {},
+        ),
+      ),
+      this.inertFlag(
+        intFlag(
+          'platform-service-node-port',
+          'If non-zero, the master service will be of type NodePort, using this as the value of the port. If zero, the master service will be of type ClusterIP.',
+          0,
+          () => {},
+        ),
+      ),
+      this.inertFlag(
+        stringFlag(
+          'master-service-namespace',
+          'The namespace from which the master services should be injected into pods.',
+          'default',
+          () => {},
+          { deprecated: 'This flag will be removed in a future version.' },
+        ),
+      ),
+      this.inertFlag(boolFlag('allow-privileged', 'If true, allow privileged containers.', false, () => {})),
+      this.inertFlag(
+        intFlag(
+          'default-not-ready-toleration-seconds',
+          'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.',
+          300,
+          () => {},
+        ),
+      ),
+      this.inertFlag(
+        intFlag(
+          'default-unreachable-toleration-seconds',
+          'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.',
+          300,
+          () => {},
+        ),
+      ),
+      this.inertFlag(
+        boolFlag(
+          'enable-garbage-collector',
+          'Enables the generic garbage collector. MUST be synced with the corresponding flag of the controller manager.',
+          true,
+          () => {},
+        ),
+      ),
+      this.inertFlag(
+        intFlag(
+          'identity-lease-duration-seconds',
+          'The duration of apiserver identity leases in seconds, must be a positive number.',
+          3600,
+          () => {},
+          { range: { min: 1 } },
+        ),
+      ),
+      this.inertFlag(
+        intFlag(
+          'identity-lease-renew-interval-seconds',
+          'The interval of apiserver identity lease renewal in seconds, must be a positive number.',
+          10,
+          () => {},
+          { range: { min: 1 } },
+        ),
+      ),
+      this.inertFlag(
+        stringsFlag(
+          'cloud-provider-c-l7lb-src-cidrs',
+          'CIDRs opened in the cloud provider C firewall for layer-7 load balancer traffic proxy & health checks',
+          ['130.211.0.0/22', '35.191.0.0/16'],
+          () => {},
+        ),
+      ),
+    ];
+  }
+
+  applyTo(config: ApiServerFlagsConfig): void {
+    if (this.advertiseAddress) config.advertiseAddress = this.advertiseAddress;
+    config.limits = {
+      maxRequestsInFlight: this.maxRequestsInFlight,
+      maxMutatingRequestsInFlight: this.maxMutatingRequestsInFlight,
+      requestTimeoutMs: this.requestTimeoutMs,
+      minRequestTimeoutSeconds: this.minRequestTimeoutSeconds,
+      maxRequestBodyBytes: 3 * 1024 * 1024,
+      deleteCollectionWorkers: this.deleteCollectionWorkers,
+    };
+    config.eventTtlSeconds = Math.ceil(this.eventTtlMs / 1000);
+    config.shutdownDelayMs = this.shutdownDelayMs;
+    (config.inert ??= []).push(...this.inert);
+    if (this.enablePriorityAndFairness && this.isSet('enable-priority-and-fairness')) {
+      config.inert.push('--enable-priority-and-fairness (the max-in-flight limits apply)');
+    }
+  }
+}
+
+/** A flag that exists with its default and rejects any other value as not supported yet. */
+function unsupported(
+  name: string,
+  type: string,
+  usage: string,
+  defaultText: string,
+  isDefault: (raw: string) => boolean,
+  extra: Partial<FlagDef> = {},
+): FlagDef {
+  return {
+    name,
+    type,
+    usage,
+    defaultText,
+    ...extra,
+    set: (raw) => {
+      if (!isDefault(raw)) throw new Error(NOT_SUPPORTED);
+    },
+  };
+}
+
+const empty = (raw: string): boolean => raw === '';
+const isFalse = (raw: string): boolean => raw === 'false' || raw === '0';
+const isTrue = (raw: string): boolean => raw === 'true' || raw === '1';
+
+/**
+ * Authentication, authorization, admission, audit and transport options of Document 2: defined with their
+ * defaults; any other value is rejected as not supported yet (they arrive with the security issue).
+ */
+export class SecurityOptions extends OptionGroupBase<ApiServerFlagsConfig> {
+  constructor() {
+    super('Security (not supported yet)');
+  }
+
+  protected flagDefs(): FlagDef[] {
+    const str = (name: string, usage: string): FlagDef => unsupported(name, 'string', usage, '', empty);
+    const strs = (name: string, usage: string): FlagDef => unsupported(name, 'strings', usage, '', empty);
+    const dur = (name: string, usage: string, def: string): FlagDef =>
+      unsupported(name, 'duration', usage, def, (r) => r === def);
+    const int = (name: string, usage: string, def: string): FlagDef =>
+      unsupported(name, 'int', usage, def, (r) => r === def);
+    return [
+      unsupported(
+        'anonymous-auth',
+        'bool',
+        'Enables anonymous requests to the secure port of the API server.',
+        'true',
+        isTrue,
+        { noOptDefVal: 'true' },
+      ),
+      strs(
+        'api-audiences',
+        'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences.',
+      ),
+      str(
+        'authentication-token-webhook-config-file',
+        'File with webhook configuration for token authentication in kubeconfig format.',
+      ),
+      dur(
+        'authentication-token-webhook-cache-ttl',
+        'The duration to cache responses from the webhook token authenticator.',
+        '2m0s',
+      ),
+      unsupported(
+        'authentication-token-webhook-version',
+        'string',
+        'The API version of the authentication.platform TokenReview to send to and expect from the webhook.',
+        'v1beta1',
+        (r) => r === 'v1beta1',
+      ),
+      unsupported(
+        'authorization-mode',
+        'strings',
+        'Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: AlwaysAllow,AlwaysDeny,ABAC,Webhook,RBAC,Node.',
+        'AlwaysAllow',
+        (r) => r === 'AlwaysAllow',
+      ),
+      str(
+        'authorization-policy-file',
+        'File with authorization policy in json line by line format, used with --authorization-mode=ABAC.',
+      ),
+      str(
+        'authorization-webhook-config-file',
+        'File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook.',
+      ),
+      dur(
+        'authorization-webhook-cache-authorized-ttl',
+        "The duration to cache 'authorized' responses from the webhook authorizer.",
+        '5m0s',
+      ),
+      dur(
+        'authorization-webhook-cache-unauthorized-ttl',
+        "The duration to cache 'unauthorized' responses from the webhook authorizer.",
+        '30s',
+      ),
+      unsupported(
+        'authorization-webhook-version',
+        'string',
+        'The API version of the authorization.platform SubjectAccessReview to send to and expect from the webhook.',
+        'v1beta1',
+        (r) => r === 'v1beta1',
+      ),
+      str(
+        'client-ca-file',
+        'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.',
+      ),
+      unsupported(
+        'enable-bootstrap-token-auth',
+        'bool',
+        "Enable to allow secrets of type 'bootstrap.platform/token' in the 'system' namespace to be used for TLS bootstrapping authentication.",
+        'false',
+        isFalse,
+        { noOptDefVal: 'true' },
+      ),
+      str(
+        'token-auth-file',
+        'If set, the file that will be used to secure the secure port of the API server via token authentication.',
+      ),
+      str('oidc-issuer-url', 'The URL of the OpenID issuer, only HTTPS scheme will be accepted.'),
+      str('oidc-client-id', 'The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.'),
+      str(
+        'oidc-ca-file',
+        "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file.",
+      ),
+      unsupported(
+        'oidc-username-claim',
+        'string',
+        'The OpenID claim to use as the user name.',
+        'sub',
+        (r) => r === 'sub',
+      ),
+      str('oidc-username-prefix', 'If provided, all usernames will be prefixed with this value.'),
+      str('oidc-groups-claim', 'If provided, the name of a custom OpenID Connect claim for specifying user groups.'),
+      str(
+        'oidc-groups-prefix',
+        'If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.',
+      ),
+      unsupported(
+        'oidc-required-claim',
+        'mapStringString',
+        'A key=value pair that describes a required claim in the ID Token.',
+        '',
+        empty,
+      ),
+      unsupported(
+        'oidc-signing-algs',
+        'strings',
+        'Comma-separated list of allowed JOSE asymmetric signing algorithms.',
+        'RS256',
+        (r) => r === 'RS256',
+      ),
+      str('service-account-issuer', 'Identifier of the service account token issuer.'),
+      strs(
+        'service-account-key-file',
+        'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens.',
+      ),
+      str(
+        'service-account-signing-key-file',
+        'Path to the file that contains the current private key of the service account token issuer.',
+      ),
+      unsupported(
+        'service-account-lookup',
+        'bool',
+        'If true, validate ServiceAccount tokens exist in the backing store as part of authentication.',
+        'true',
+        isTrue,
+        { noOptDefVal: 'true' },
+      ),
+      dur(
+        'service-account-max-token-expiration',
+        'The maximum validity duration of a token created by the service account token issuer.',
+        '',
+      ),
+      unsupported(
+        'service-account-extend-token-expiration',
+        'bool',
+        'Turns on projected service account expiration extension during token generation.',
+        'true',
+        isTrue,
+        { noOptDefVal: 'true' },
+      ),
+      str(
+        'service-account-jwks-uri',
+        'Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration.',
+      ),
+      str(
+        'requestheader-client-ca-file',
+        'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers.',
+      ),
+      strs(
+        'requestheader-allowed-names',
+        'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers.',
+      ),
+      strs(
+        'requestheader-username-headers',
+        'List of request headers to inspect for usernames. X-Remote-User is common.',
+      ),
+      strs(
+        'requestheader-group-headers',
+        'List of request headers to inspect for groups. X-Remote-Group is suggested.',
+      ),
+      strs(
+        'requestheader-extra-headers-prefix',
+        'List of request header prefixes to inspect. X-Remote-Extra- is suggested.',
+      ),
+      str(
+        'proxy-client-cert-file',
+        'Client certificate used to prove the identity of the aggregator or apiserver when it must call out during a request.',
+      ),
+      str(
+        'proxy-client-key-file',
+        'Private key for the client certificate used to prove the identity of the aggregator or apiserver when it must call out during a request.',
+      ),
+      strs('enable-admission-plugins', 'admission plugins that should be enabled in addition to default enabled ones.'),
+      strs(
+        'disable-admission-plugins',
+        'admission plugins that should be disabled although they are in the default enabled plugins list.',
+      ),
+      str('admission-control-config-file', 'File with admission control configuration.'),
+      str('egress-selector-config-file', 'File with apiserver egress selector configuration.'),
+      unsupported(
+        'enable-aggregator-routing',
+        'bool',
+        'Turns on aggregator routing requests to endpoints IP rather than cluster IP.',
+        'false',
+        isFalse,
+        { noOptDefVal: 'true' },
+      ),
+      str('audit-policy-file', 'Path to the file that defines the audit policy configuration.'),
+      str(
+        'audit-log-path',
+        "If set, all requests coming to the apiserver will be logged to this file. '-' means standard out.",
+      ),
+      str(
+        'audit-webhook-config-file',
+        'Path to a kubeconfig formatted file that defines the audit webhook configuration.',
+      ),
+      strs(
+        'cors-allowed-origins',
+        'List of allowed origins for CORS, comma separated. An allowed origin can be a regular expression to support subdomain matching. If this list is empty CORS will not be enabled.',
+      ),
+      strs(
+        'strict-transport-security-directives',
+        'List of directives for HSTS, comma separated. If this list is empty, then HSTS directives will not be added.',
+      ),
+      int(
+        'max-connection-bytes-per-sec',
+        'If non-zero, throttle each user connection to this number of bytes/sec. Currently only applies to long-running requests.',
+        '0',
+      ),
+      str('agent-certificate-authority', 'Path to a cert file for the certificate authority.'),
+      str('agent-client-certificate', 'Path to a client cert file for TLS.'),
+      str('agent-client-key', 'Path to a client key file for TLS.'),
+      str('cloud-config', 'The path to the cloud provider configuration file. Empty string for no configuration file.'),
+      str('cloud-provider', 'The provider for cloud services. Empty string for no provider.'),
+      str(
+        'cloud-b-container-registry-config',
+        'Path to the file containing the container registry configuration of cloud provider B.',
+      ),
+    ];
+  }
+
+  applyTo(): void {}
+}
