@@ -8,6 +8,7 @@ describe('openApiDefinitions', () => {
   it('describes a kind with its group-version-kind and properties', () => {
     expect(defs['io.platform.api.core.v1.ConfigMap']).toEqual({
       type: 'object',
+      description: expect.stringContaining('ConfigMap'),
       properties: {
         apiVersion: { type: 'string', description: expect.stringContaining('APIVersion') },
         kind: { type: 'string', description: expect.stringContaining('Kind') },
