@@ -80,6 +80,8 @@ export class SecureServer {
   private readonly delay: (ms: number, signal: AbortSignal) => Promise<void>;
   private front: NetServer | undefined;
   private servers: HttpsServer[] = [];
+  /** Every accepted socket until it closes, whatever its TLS/HTTP state: shutdown destroys what remains. */
+  private readonly sockets = new Set<Socket>();
   private inFlight = 0;
   private drained: (() => void) | undefined;
   private isShuttingDown = false;
@@ -265,6 +267,8 @@ export class SecureServer {
       srv.emit('listening');
     }
     const front = createNetServer({ pauseOnConnect: false }, (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
       const target = byIP.size > 0 ? (byIP.get(normalizeIP(socket.localAddress ?? '')) ?? main) : main;
       target.emit('connection', socket);
     });
@@ -311,6 +315,8 @@ export class SecureServer {
         this.log.warn('Closing connections with requests still in flight', { inFlight: this.inFlight });
     }
     for (const srv of this.servers) srv.closeAllConnections();
+    // Sockets still in their TLS handshake are not the HTTP servers' yet; without this, close() could wait forever.
+    for (const socket of this.sockets) socket.destroy();
     await closed;
     for (const { name, hook } of [...this.shutdownHooks].reverse()) {
       try {
