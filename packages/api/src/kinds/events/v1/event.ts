@@ -68,17 +68,18 @@ export const EventsV1EventKind = defineKind({
     })(),
     message: e.note,
   })),
+  // The field labels of events.k8s.io/v1 (AddFieldLabelConversionsForEvent): `regarding.*` for the core
+  // `involvedObject.*`, `reportingController` for `reportingComponent`.
   fields: {
-    'involvedObject.kind': (o) => o.regarding?.kind ?? '',
-    'involvedObject.namespace': (o) => o.regarding?.namespace ?? '',
-    'involvedObject.name': (o) => o.regarding?.name ?? '',
-    'involvedObject.uid': (o) => o.regarding?.uid ?? '',
-    'involvedObject.apiVersion': (o) => o.regarding?.apiVersion ?? '',
-    'involvedObject.resourceVersion': (o) => o.regarding?.resourceVersion ?? '',
-    'involvedObject.fieldPath': (o) => o.regarding?.fieldPath ?? '',
+    'regarding.kind': (o) => o.regarding?.kind ?? '',
+    'regarding.namespace': (o) => o.regarding?.namespace ?? '',
+    'regarding.name': (o) => o.regarding?.name ?? '',
+    'regarding.uid': (o) => o.regarding?.uid ?? '',
+    'regarding.apiVersion': (o) => o.regarding?.apiVersion ?? '',
+    'regarding.resourceVersion': (o) => o.regarding?.resourceVersion ?? '',
+    'regarding.fieldPath': (o) => o.regarding?.fieldPath ?? '',
     reason: (o) => o.reason ?? '',
-    reportingComponent: (o) => o.reportingController ?? '',
-    source: (o) => o.deprecatedSource?.component ?? '',
+    reportingController: (o) => o.reportingController ?? '',
     type: (o) => o.type ?? '',
   },
 });
