@@ -14,7 +14,12 @@ function pdbSchemas(version: string) {
   const P = schemaPrefix('policy', version);
   const Spec = object(`${P}PodDisruptionBudgetSpec`, {
     minAvailable: opt(1, t.intOrString(), 'Pods that must still be available after an eviction.'),
-    selector: opt(2, ref(LabelSelectorSchema), 'Label query over the pods of the budget.'),
+    // policy/v1 replaces the selector in a strategic merge patch (+patchStrategy=replace); v1beta1 merges it.
+    selector: opt(
+      2,
+      ref(LabelSelectorSchema, version === 'v1' ? { patchStrategy: 'replace' } : {}),
+      'Label query over the pods of the budget.',
+    ),
     maxUnavailable: opt(3, t.intOrString(), 'Pods that may be unavailable after an eviction.'),
   });
   const Status = object(`${P}PodDisruptionBudgetStatus`, {
