@@ -138,10 +138,18 @@ test('resourceVersion=0 lists come from memory, sorted, paginated; later pages c
   ]);
 });
 
-test('objects handed out are copies: callers cannot corrupt the cache', async () => {
+test('objects handed out are shared and frozen: a mutation throws instead of corrupting the cache', async () => {
   const c = await makeCacher();
   const a = await c.create(key('a', 'p0'), pod('a', 'p0'));
   const got = await c.get(key('a', 'p0'), { resourceVersion: a.metadata!.resourceVersion });
-  got.metadata!.name = 'mutated';
+  expect(() => {
+    got.metadata!.name = 'mutated';
+  }).toThrow(TypeError);
   expect((await c.get(key('a', 'p0'), { resourceVersion: '0' })).metadata?.name).toBe('p0');
+  // guaranteedUpdate hands the update function a private copy.
+  const b = await c.guaranteedUpdate(key('a', 'p0'), (cur) => {
+    cur.metadata!.labels = { x: 'y' };
+    return cur;
+  });
+  expect(b.metadata?.labels).toEqual({ x: 'y' });
 });

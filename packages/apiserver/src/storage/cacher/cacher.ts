@@ -15,6 +15,10 @@
  * (`pkg/storage/cacher/delegator.go`). Bookmarks: every progress of the underlying watch is passed on to client
  * watches that allow bookmarks.
  *
+ * Objects in the cache are deep-frozen when they enter it and handed out as they are, never copied (a 10k list from
+ * memory costs a walk of the sorted keys): callers must treat them as read-only, and a mutation attempt throws a
+ * TypeError instead of corrupting the cache. Writers work on the copies `guaranteedUpdate` makes.
+ *
  * Invariant: events are applied to the state, appended to the ring and fanned out in one synchronous step, and a
  * client watch subscribes and takes its replay from the ring in one synchronous step, so no event is lost or doubled.
  */
@@ -153,7 +157,7 @@ export class Cacher implements Storage {
   private async relist(): Promise<void> {
     const list = await this.storage.list(this.prefix, {});
     this.state.clear();
-    for (const obj of list.items) this.state.set(this.keyOf(obj), obj);
+    for (const obj of list.items) this.state.set(this.keyOf(obj), deepFreeze(obj));
     this.sortedKeys = [...this.state.keys()].sort(compareKeys);
     this.ring = [];
     this.ringHead = 0;
@@ -208,6 +212,7 @@ export class Cacher implements Storage {
       this.wakeWaiters();
       return;
     }
+    deepFreeze(ev.object);
     const key = this.keyOf(ev.object);
     const prevObject = this.state.get(key);
     if (ev.type === 'DELETED') {
@@ -256,7 +261,7 @@ export class Cacher implements Storage {
     else if (cur) out = { type: 'ADDED', object: e.object };
     else if (prev) out = { type: 'DELETED', object: e.object };
     if (out) {
-      w.queue.push(structuredClone(out));
+      w.queue.push(out);
       w.sentRv = e.rv;
     }
   }
@@ -297,7 +302,7 @@ export class Cacher implements Storage {
     await this.waitUntilFresh(rv);
     const obj = this.state.get(key);
     if (!obj) throw keyNotFound(key);
-    return structuredClone(obj);
+    return obj;
   }
 
   /** See `Storage.list`: served from memory for resourceVersion '0' and "not older than N" (see the module comment). */
@@ -332,7 +337,7 @@ export class Cacher implements Storage {
           continue: encodeContinue(readRv, `${lastKey!.slice(dir.length)}\0`),
         };
       }
-      items.push(structuredClone(obj));
+      items.push(obj);
       lastKey = key;
     }
     return { items, resourceVersion: readRv.toString() };
@@ -366,7 +371,7 @@ export class Cacher implements Storage {
           const k = this.sortedKeys[i]!;
           if (recursive ? !k.startsWith(prefix) : k !== prefix) break;
           const obj = this.state.get(k)!;
-          if (w.predicate(obj)) queue.push({ type: 'ADDED', object: structuredClone(obj) });
+          if (w.predicate(obj)) queue.push({ type: 'ADDED', object: obj });
         }
         w.sentRv = this.rv;
       } else {
@@ -421,6 +426,15 @@ export class Cacher implements Storage {
 }
 
 /** Byte-order comparison of keys (UTF-16 order equals UTF-8 byte order for BMP keys, which storage keys are). */
+/** Freezes an object graph in place (JSON-like data: no cycles). */
+function deepFreeze<T>(obj: T): T {
+  if (typeof obj === 'object' && obj !== null && !Object.isFrozen(obj)) {
+    Object.freeze(obj);
+    for (const v of Object.values(obj)) deepFreeze(v);
+  }
+  return obj;
+}
+
 function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

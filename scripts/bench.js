@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// Runs benchmark files: `npm run bench -- <suite> [<suite>...]` runs every `packages/*/lib/**/*.bench.js` (the
+// compiled build) whose path contains one of the suite names; with no name, all of them. When a benchmark has not
+// been built (or its source is newer than the build), its `src/**/*.bench.ts` runs directly, transpiled by @swc/core.
+// Each benchmark runs in its own Node process, one after the other, and prints its figures as a table. Figures are
+// printed, never asserted: the exit code only says whether every benchmark ran.
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+
+function walk(dir, suffix, out = []) {
+  if (!fs.existsSync(dir)) return out;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules') walk(p, suffix, out);
+    } else if (entry.name.endsWith(suffix)) out.push(p);
+  }
+  return out;
+}
+
+function runTs(file) {
+  const swc = require('@swc/core');
+  require.extensions['.ts'] = function compileTs(module, filename) {
+    const { code } = swc.transformSync(fs.readFileSync(filename, 'utf8'), {
+      filename,
+      jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+      module: { type: 'commonjs' },
+    });
+    module._compile(code, filename);
+  };
+  require(file);
+}
+
+function main(argv) {
+  if (argv[0] === '--run-ts') return runTs(path.resolve(argv[1]));
+  const suites = argv.filter((a) => !a.startsWith('-'));
+  const packages = path.join(root, 'packages');
+  const benches = [];
+  for (const pkg of fs.readdirSync(packages)) {
+    const src = walk(path.join(packages, pkg, 'src'), '.bench.ts');
+    for (const s of src) {
+      const rel = path.relative(path.join(packages, pkg, 'src'), s).replace(/\.ts$/, '.js');
+      const lib = path.join(packages, pkg, 'lib', rel);
+      const useLib = fs.existsSync(lib) && fs.statSync(lib).mtimeMs >= fs.statSync(s).mtimeMs;
+      benches.push({ name: path.relative(root, s), file: useLib ? lib : s, compiled: useLib });
+    }
+  }
+  const selected = benches.filter((b) => suites.length === 0 || suites.some((s) => b.name.includes(s)));
+  if (selected.length === 0) {
+    console.error(
+      `no benchmark matches ${suites.join(', ') || '(any)'}; known: ${benches.map((b) => b.name).join(', ')}`,
+    );
+    process.exit(1);
+  }
+  let failed = 0;
+  for (const b of selected) {
+    console.log(`\n=== ${b.name}${b.compiled ? '' : ' (from source)'} ===`);
+    const args = b.compiled ? [b.file] : [__filename, '--run-ts', b.file];
+    const r = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root });
+    if (r.status !== 0) {
+      failed++;
+      console.error(`benchmark ${b.name} failed with status ${r.status}`);
+    }
+  }
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+main(process.argv.slice(2));
