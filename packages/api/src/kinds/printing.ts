@@ -3,7 +3,7 @@
  * selector formatting, the wide `Containers`/`Images`/`Selector` columns of workloads, ages of optional times.
  */
 import { type LabelSelector } from '../meta/v1/types';
-import { type TableColumn, age } from '../table/table';
+import { type TableColumn } from '../table/table';
 import { type PodTemplateSpec } from './core/v1/types';
 
 /** `k1=v1,k2=v2` sorted by key (`labels.FormatLabels`), `<none>` when empty. */
@@ -40,11 +40,6 @@ export function selectorString(selector: LabelSelector | undefined): string {
 /** `metav1.FormatLabelSelector`: like {@link selectorString}, `<none>` when that is empty. */
 export function formatLabelSelector(selector: LabelSelector | undefined): string {
   return selectorString(selector) || '<none>';
-}
-
-/** The age of an optional time, `<unknown>` when unset (`translateTimestampSince`). */
-export function ageOf(time: string | undefined, now: number): string {
-  return age(time, now);
 }
 
 /** `True`/`False` of an optional boolean, `<unset>` when unset (`printBoolPtr`). */
@@ -84,14 +79,4 @@ export function workloadWideColumns<T>(
       cell: (o) => formatSelector(selector(o)),
     },
   ];
-}
-
-/** An `Age` column reading the creation time (for kinds whose Age is not last). */
-export function ageColumn<T extends { metadata?: { creationTimestamp?: string } }>(): TableColumn<T> {
-  return {
-    name: 'Age',
-    type: 'string',
-    description: 'Time since the object was created.',
-    cell: (o, now) => age(o.metadata?.creationTimestamp, now),
-  };
 }
