@@ -21,6 +21,7 @@ export * from './logging/config';
 export * from './logging/format';
 export * from './logging/logger';
 export * from './logging/create-logging';
+export * from './logging/testing/capture';
 export * from './logging/file-sink';
 export * from './tls/cert-key';
 export * from './tls/cipher-suites';

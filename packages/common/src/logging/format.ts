@@ -88,8 +88,9 @@ function jsonValue(v: unknown): unknown {
 }
 
 /**
- * A JSON line: `ts` (epoch milliseconds with microsecond fraction), `msg`, `v` for info lines (Kubernetes omits
- * it on errors), then fields in order. Fields named `ts`, `msg` or `v` are not overwritten.
+ * A JSON line as Kubernetes 1.21's zap encoder writes it: `ts` (epoch milliseconds with microsecond fraction),
+ * `caller` (`dir/file:line`, when known), `msg`, `v` for info lines (Kubernetes omits it on errors), then fields in
+ * order. Fields named `ts`, `caller`, `msg` or `v` are not overwritten.
  */
 export function formatJsonLine(
   severity: SeverityIndex,
@@ -97,12 +98,15 @@ export function formatJsonLine(
   epochMs: number,
   msg: string,
   fields: Fields | undefined,
+  caller?: string,
 ): string {
-  const obj: Record<string, unknown> = { ts: Math.round(epochMs * 1000) / 1000, msg };
+  const obj: Record<string, unknown> = { ts: Math.round(epochMs * 1000) / 1000 };
+  if (caller !== undefined) obj.caller = caller;
+  obj.msg = msg;
   if (severity === 0) obj.v = verbosity;
   if (fields) {
     for (const k in fields) {
-      if (k === 'ts' || k === 'msg' || k === 'v') continue;
+      if (k === 'ts' || k === 'msg' || k === 'v' || k === 'caller') continue;
       obj[k] = jsonValue(fields[k]);
     }
   }

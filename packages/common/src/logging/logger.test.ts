@@ -143,9 +143,9 @@ describe('JSON format', () => {
     await logging.close();
     expect(stderr.text).toBe(
       [
-        '{"ts":1795341600123.456,"msg":"Finished syncing","v":0,"logger":"ctrl","key":"a/b","durationMs":3}',
-        '{"ts":1795341600123.456,"msg":"verbose zero","v":0}',
-        '{"ts":1795341600123.456,"msg":"Sync failed","err":"boom"}',
+        '{"ts":1795341600123.456,"caller":"server/file.ts:42","msg":"Finished syncing","v":0,"logger":"ctrl","key":"a/b","durationMs":3}',
+        '{"ts":1795341600123.456,"caller":"server/file.ts:42","msg":"verbose zero","v":0}',
+        '{"ts":1795341600123.456,"caller":"server/file.ts:42","msg":"Sync failed","err":"boom"}',
         '',
       ].join('\n'),
     );

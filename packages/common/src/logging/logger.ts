@@ -89,7 +89,7 @@ export class LoggerCore {
     this.now = o.now ?? (() => performance.timeOrigin + performance.now());
     this.pid = o.pid ?? process.pid;
     this.callSiteOverride = o.callSite;
-    this.needCaller = (o.config.format === 'text' && !o.config.skipHeaders) || o.config.backtraceAt !== undefined;
+    this.needCaller = o.config.format === 'json' || !o.config.skipHeaders || o.config.backtraceAt !== undefined;
     this.vmodule = o.config.vmodule.map((e) => ({
       re: globToRegExp(e.pattern),
       withPath: e.pattern.includes('/'),
@@ -163,6 +163,7 @@ export class LoggerCore {
           ts,
           msg,
           ctx.fields || fields ? { ...ctx.fields, ...fields } : undefined,
+          site && `${basename(dirname(site.file))}/${basename(site.file)}:${site.line}`,
         );
       } else {
         const body = formatTextBody(msg, fields, ctx.textPrefix);
@@ -265,3 +266,17 @@ export class KlogLogger implements Logger {
 }
 
 const DISABLED: VerboseLogger = Object.freeze({ enabled: false, info(): void {} });
+
+/** A logger that discards everything (for callers that must pass one and do not want output). */
+export const NOP_LOGGER: Logger = Object.freeze({
+  error(): void {},
+  warn(): void {},
+  info(): void {},
+  debug(): void {},
+  v(): VerboseLogger {
+    return DISABLED;
+  },
+  child(): Logger {
+    return NOP_LOGGER;
+  },
+});
