@@ -24,7 +24,7 @@ import { ResourceQuotaKind } from './core/v1/resource-quota';
 import { SecretKind } from './core/v1/secret';
 import { ServiceKind } from './core/v1/service';
 import { ServiceAccountKind } from './core/v1/service-account';
-import { EndpointSliceKind } from './discovery/v1beta1/endpoint-slice';
+import { EndpointSliceKind } from './discovery/endpoint-slice';
 import { EventsV1EventKind } from './events/v1/event';
 import { PodDisruptionBudgetKind } from './policy/pod-disruption-budget';
 import { formatLabelSelector, selectorString } from './printing';

@@ -17,7 +17,7 @@ import { imageTag } from './core/v1/pod-defaults';
 import { ReplicationControllerKind } from './core/v1/replication-controller';
 import { SecretKind } from './core/v1/secret';
 import { ServiceKind } from './core/v1/service';
-import { EndpointSliceKind } from './discovery/v1beta1/endpoint-slice';
+import { EndpointSliceKind } from './discovery/endpoint-slice';
 import { ClusterRoleBindingKind, RoleBindingKind } from './rbac/v1/rbac';
 import { PriorityClassKind } from './scheduling/v1/priority-class';
 

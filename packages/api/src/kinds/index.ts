@@ -52,7 +52,7 @@ import { ResourceQuotaKind } from './core/v1/resource-quota';
 import { SecretKind } from './core/v1/secret';
 import { ServiceKind } from './core/v1/service';
 import { ServiceAccountKind } from './core/v1/service-account';
-import { EndpointSliceKind } from './discovery/v1beta1/endpoint-slice';
+import { EndpointSliceKind, EndpointSliceV1beta1Kind } from './discovery/endpoint-slice';
 import { EventsV1EventKind } from './events/v1/event';
 import { EvictionKind, PodDisruptionBudgetKind, PodDisruptionBudgetV1beta1Kind } from './policy/pod-disruption-budget';
 import { ClusterRoleBindingKind, ClusterRoleKind, RoleBindingKind, RoleKind } from './rbac/v1/rbac';
@@ -88,7 +88,7 @@ export * from './batch/v1/job';
 export * from './batch/cron-job';
 export * from './coordination/v1/lease';
 export * from './rbac/v1/rbac';
-export * from './discovery/v1beta1/endpoint-slice';
+export * from './discovery/endpoint-slice';
 export * from './scheduling/v1/priority-class';
 export * from './policy/pod-disruption-budget';
 export * from './authorization/v1/reviews';
@@ -158,8 +158,9 @@ export const BUILTIN_KINDS = [
   PriorityClassKind,
   // coordination.platform/v1
   LeaseKind,
-  // discovery.platform/v1beta1
+  // discovery.platform/v1, discovery.platform/v1beta1
   EndpointSliceKind,
+  EndpointSliceV1beta1Kind,
 ];
 
 /** A new scheme holding every built-in kind. */

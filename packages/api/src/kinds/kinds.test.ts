@@ -108,7 +108,7 @@ describe('the scheme of built-in kinds', () => {
       { name: 'rbac.authorization.platform', versions: ['v1'] },
       { name: 'scheduling.platform', versions: ['v1'] },
       { name: 'coordination.platform', versions: ['v1'] },
-      { name: 'discovery.platform', versions: ['v1beta1'] },
+      { name: 'discovery.platform', versions: ['v1', 'v1beta1'] },
     ]);
   });
 
@@ -254,6 +254,15 @@ describe('Protobuf bytes match the Kubernetes field numbers', () => {
   it('writes ExtraValue maps as {items} messages (authentication UserInfo.extra = 4)', () => {
     expect(encode('io.platform.api.authentication.v1.UserInfo', { extra: { a: ['x'] } })).toEqual(
       Buffer.from([0x22, 0x08, 0x0a, 0x01, 0x61, 0x12, 0x03, 0x0a, 0x01, 0x78]),
+    );
+  });
+
+  it('writes EndpointSlice endpoints with the numbers of each version (v1 zone = 7, v1beta1 topology = 5)', () => {
+    expect(encode('io.platform.api.discovery.v1.Endpoint', { addresses: ['a'], zone: 'z' })).toEqual(
+      Buffer.from([0x0a, 0x01, 0x61, 0x3a, 0x01, 0x7a]),
+    );
+    expect(encode('io.platform.api.discovery.v1beta1.Endpoint', { topology: { k: 'v' } })).toEqual(
+      Buffer.from([0x2a, 0x06, 0x0a, 0x01, 0x6b, 0x12, 0x01, 0x76]),
     );
   });
 

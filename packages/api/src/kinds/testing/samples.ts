@@ -782,6 +782,22 @@ export const SAMPLES: Record<string, Record<string, unknown>> = {
       leaseTransitions: 0,
     },
   },
+  'discovery.platform/v1/EndpointSlice': {
+    metadata: { ...META, labels: { 'kubernetes.io/service-name': 'web' } },
+    addressType: 'IPv4',
+    endpoints: [
+      {
+        addresses: ['10.1.0.5'],
+        conditions: { ready: true, serving: true, terminating: false },
+        hostname: 'web-0',
+        targetRef: { kind: 'Pod', name: 'web-0', namespace: 'default' },
+        zone: 'zone-a',
+        nodeName: 'node-1',
+        hints: { forZones: [{ name: 'zone-a' }] },
+      },
+    ],
+    ports: [{ name: 'http', protocol: 'TCP', port: 8080, appProtocol: 'http' }],
+  },
   'discovery.platform/v1beta1/EndpointSlice': {
     metadata: { ...META, labels: { 'kubernetes.io/service-name': 'web' } },
     addressType: 'IPv4',
