@@ -1,14 +1,15 @@
 /**
  * Wires a {@link LoggingConfig} to winston: standard error and/or klog-style files, with klog's routing rules:
  * - `--logtostderr` (default): every line to standard error, no files;
- * - otherwise files: `--log-file` gets every line; else `--log-dir` gets one file per severity
+ * - otherwise files: `--log-file` gets every line; else `--log-dir` (default: the temporary directory, as klog)
+ *   gets one file per severity
  *   (`<program>.<host>.<user>.log.<SEVERITY>.<yyyymmdd-hhmmss>.<pid>`, with a `<program>.<SEVERITY>` symlink), each
  *   holding its severity and the ones above it, or only its own with `--one-output`;
  *   lines at or above `--stderrthreshold` also go to standard error, and all of them with `--alsologtostderr`.
  * Files are flushed every `--log-flush-frequency` and on `flush()`/`close()`.
  */
 import { mkdirSync, symlinkSync, unlinkSync } from 'node:fs';
-import { hostname, userInfo } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { type Writable } from 'node:stream';
 
@@ -76,7 +77,9 @@ export function createLogging(o: CreateLoggingOptions): Logging {
   const routes: { accept: (s: SeverityIndex) => boolean; transport: winston.transport }[] = [];
   const files: FileSink[] = [];
 
-  const toFiles = !c.logToStderr && (c.logFile !== '' || c.logDir !== '');
+  // As klog: without --logtostderr, lines go to files — --log-file, else --log-dir, else the temporary directory.
+  const toFiles = !c.logToStderr;
+  const logDir = c.logDir !== '' ? c.logDir : tmpdir();
   // Standard error: everything when logging there, else the threshold (or everything with alsologtostderr).
   const stderrMin = c.logToStderr || !toFiles || c.alsoLogToStderr ? 0 : c.stderrThreshold;
   if (stderrMin <= 2) {
@@ -92,7 +95,7 @@ export function createLogging(o: CreateLoggingOptions): Logging {
       files.push(sink);
       routes.push({ accept: () => true, transport: new winston.transports.Stream({ stream: sink, eol: '\n' }) });
     } else {
-      mkdirSync(c.logDir, { recursive: true });
+      mkdirSync(logDir, { recursive: true });
       const program = o.program ?? 'platform';
       const d = new Date(now());
       const p = (n: number): string => String(n).padStart(2, '0');
@@ -105,14 +108,14 @@ export function createLogging(o: CreateLoggingOptions): Logging {
       }
       for (let sev = 0 as SeverityIndex; sev <= 2; sev++) {
         const name = `${program}.${hostname()}.${user}.log.${SEVERITIES[sev]}.${stamp}.${pid}`;
-        const sink = new FileSink({ ...common, path: join(c.logDir, name) });
+        const sink = new FileSink({ ...common, path: join(logDir, name) });
         files.push(sink);
         const level = sev;
         routes.push({
           accept: (s) => (c.oneOutput ? s === level : s >= level),
           transport: new winston.transports.Stream({ stream: sink, eol: '\n' }),
         });
-        const link = join(c.logDir, `${program}.${SEVERITIES[sev]}`);
+        const link = join(logDir, `${program}.${SEVERITIES[sev]}`);
         try {
           unlinkSync(link);
         } catch {

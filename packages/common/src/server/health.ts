@@ -38,6 +38,16 @@ export class HealthRegistry {
     }
   }
 
+  /** Adds a check to `/healthz` only (used for post-start hooks, whose `/livez` form may differ). */
+  addHealthzChecks(...checks: HealthCheck[]): void {
+    for (const c of checks) addUnique(this.healthz, c);
+  }
+
+  /** Adds checks to `/livez` only. */
+  addLivezOnlyChecks(...checks: HealthCheck[]): void {
+    for (const c of checks) addUnique(this.livez, c);
+  }
+
   /** Adds checks to `/readyz` only (Kubernetes' `AddReadyzChecks`). */
   addReadyzChecks(...checks: HealthCheck[]): void {
     for (const c of checks) addUnique(this.readyz, c);

@@ -294,6 +294,23 @@ describe('SecureServer', () => {
       await expect(get(port, '/healthz', { ca })).rejects.toThrow(/ECONNREFUSED/);
     });
 
+    it('counts unfinished post-start hooks as live during --livez-grace-period, not as ready', async () => {
+      let t = 1_000_000;
+      const { server } = make(serving, { livezGracePeriodMs: 8000, now: () => t });
+      server.addPostStartHook('slow-hook', () => new Promise<void>(() => {}));
+      const { port } = await server.start();
+      expect((await get(port, '/livez?verbose', { ca })).body).toBe(
+        '[+]ping ok\n[+]poststarthook/slow-hook ok\nlivez check passed\n',
+      );
+      expect((await get(port, '/readyz', { ca })).status).toBe(500);
+      t += 8000;
+      const r = await get(port, '/livez', { ca });
+      expect([r.status, r.body]).toEqual([
+        500,
+        '[+]ping ok\n[-]poststarthook/slow-hook failed: reason withheld\nlivez check failed\n',
+      ]);
+    });
+
     it('fails to start on a port in use, naming the address', async () => {
       const { server: a } = make(serving);
       const { port } = await a.start();

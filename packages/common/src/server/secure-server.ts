@@ -47,6 +47,13 @@ export interface SecureServerOptions {
   logging?: { flush(): void };
   /** Time between failing `/readyz` and closing the listener (`--shutdown-delay-duration`). Default 0. */
   shutdownDelayMs?: number;
+  /**
+   * `--livez-grace-period`: for this long after `start()`, `/livez` counts unfinished post-start hooks as healthy
+   * (Document 2, "starting" state). Default 0.
+   */
+  livezGracePeriodMs?: number;
+  /** Clock for the grace period (epoch ms). */
+  now?: () => number;
   /** Longest wait for in-flight requests before connections are closed. Default 60 s. */
   drainTimeoutMs?: number;
   /** Replaces the 404 fallback (the API server answers with a `Status`). */
@@ -172,7 +179,16 @@ export class SecureServer {
       });
       return { name, hook, check, finish: (err?: Error) => (state = err ? { done: false, err } : { done: true }) };
     });
-    this.health.addHealthChecks(...postStart.map((p) => p.check));
+    const now = this.o.now ?? Date.now;
+    const startedAt = now();
+    const grace = this.o.livezGracePeriodMs ?? 0;
+    for (const p of postStart) {
+      this.health.addHealthzChecks(p.check);
+      this.health.addReadyzChecks(p.check);
+      this.health.addLivezOnlyChecks(
+        grace > 0 ? namedCheck(p.check.name, () => (now() - startedAt < grace ? undefined : p.check.check())) : p.check,
+      );
+    }
     this.health.addReadyzChecks(
       namedCheck('shutdown', () => {
         if (this.isShuttingDown) throw new Error('process is shutting down');
