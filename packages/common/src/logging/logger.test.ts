@@ -135,6 +135,13 @@ describe('klog text format', () => {
 });
 
 describe('JSON format', () => {
+  it('adds caller only when a call site is known (--log-backtrace-at forces the capture)', async () => {
+    const { stderr, logging, log } = setup({ format: 'json', backtraceAt: { file: 'elsewhere.ts', line: 1 } });
+    log.info('with caller');
+    await logging.close();
+    expect(stderr.text).toBe('{"ts":1795341600123.456,"caller":"server/file.ts:42","msg":"with caller","v":0}\n');
+  });
+
   it('writes one JSON object per line like Kubernetes', async () => {
     const { stderr, logging, log } = setup({ format: 'json' });
     log.child('ctrl').info('Finished syncing', { key: 'a/b', durationMs: 3 });
@@ -143,9 +150,9 @@ describe('JSON format', () => {
     await logging.close();
     expect(stderr.text).toBe(
       [
-        '{"ts":1795341600123.456,"caller":"server/file.ts:42","msg":"Finished syncing","v":0,"logger":"ctrl","key":"a/b","durationMs":3}',
-        '{"ts":1795341600123.456,"caller":"server/file.ts:42","msg":"verbose zero","v":0}',
-        '{"ts":1795341600123.456,"caller":"server/file.ts:42","msg":"Sync failed","err":"boom"}',
+        '{"ts":1795341600123.456,"msg":"Finished syncing","v":0,"logger":"ctrl","key":"a/b","durationMs":3}',
+        '{"ts":1795341600123.456,"msg":"verbose zero","v":0}',
+        '{"ts":1795341600123.456,"msg":"Sync failed","err":"boom"}',
         '',
       ].join('\n'),
     );
