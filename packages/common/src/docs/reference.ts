@@ -86,7 +86,8 @@ Notes on behaviour where Node.js differs from Go:
   accepted with a warning; suites this Node.js build of OpenSSL cannot do (RC4, 3DES) are dropped with a warning;
   unknown names are an error. Go always enables all TLS 1.3 suites; Node lets them be chosen, so a list that names
   TLS 1.3 suites restricts TLS 1.3 to them, and a list that names none keeps all three.
-- \`--tls-min-version\` defaults to Node's minimum, TLS 1.2 (Go's server default is TLS 1.0).
+- \`--tls-min-version\` defaults to Node's minimum, TLS 1.2 (Go's server default is TLS 1.0). \`VersionTLS10\` and
+  \`VersionTLS11\` are accepted, but OpenSSL 3's default security level may still refuse those handshakes.
 - \`--permit-port-sharing\` needs SO_REUSEPORT, which Node.js offers from 22.12; on older Node.js it is an error.
   Node.js always binds with SO_REUSEADDR, so \`--permit-address-sharing\` changes nothing.
 - \`--contention-profiling\` is accepted; Node.js has no lock contention profile. \`/debug/pprof/profile?seconds=N\`
