@@ -96,6 +96,9 @@ Notes on behaviour where Node.js differs from Go:
 - \`--log-dir\` files are named as klog names them and rotate at \`--log-file-max-size\` keeping five old files
   (\`x.log.1\` … \`x.log.5\`); \`--experimental-logging-sanitization\` redacts fields whose names denote secrets
   (password, token, secret, private key, authorization, credential, API key) as \`[REDACTED]\`.
+- Without \`--tls-cert-file\`/\`--tls-private-key-file\`, a self-signed CA and serving certificate (RSA 2048, one
+  year, for the public address plus \`localhost\` and \`127.0.0.1\`) are written to \`<cert-dir>/<name>.crt\` and
+  \`.key\` and reused on restart; an expired one is replaced.
 - Only the \`leases\` lock of \`--leader-elect-resource-lock\` is implemented; the others are rejected.
 `;
 

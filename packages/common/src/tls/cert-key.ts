@@ -192,7 +192,8 @@ async function writeAtomic(file: string, data: string, mode: number): Promise<vo
 
 /**
  * Loads `<certDir>/<pairName>.crt/.key` when both exist (a restart reuses them); otherwise generates them (key
- * mode 0600). `generated` says which happened. Throws {@link CertificateError} when only one of the two files
+ * mode 0600). A stored pair whose serving certificate has expired is replaced (Kubernetes would serve it and fail
+ * every handshake a year later). `generated` says which happened. Throws {@link CertificateError} when only one of the two files
  * exists, or when they cannot be read or written.
  */
 export async function ensureSelfSignedCertKey(
@@ -205,8 +206,13 @@ export async function ensureSelfSignedCertKey(
   const { certFile, keyFile } = selfSignedPaths(certDir, pairName);
   const hasCert = existsSync(certFile);
   const hasKey = existsSync(keyFile);
-  if (hasCert && hasKey) return { ...(await loadCertKeyPair(certFile, keyFile)), generated: false };
+  if (hasCert && hasKey) {
+    const existing = await loadCertKeyPair(certFile, keyFile);
+    const now = (o.now ?? (() => new Date()))().getTime();
+    if (new Date(existing.leaf.validTo).getTime() > now) return { ...existing, generated: false };
+  }
   if (hasCert !== hasKey) {
+    // A half pair is an operator's mistake or a crash between the two writes: say so rather than guess.
     throw new CertificateError(
       `found ${hasCert ? certFile : keyFile} but not ${hasCert ? keyFile : certFile}: remove it to have a new pair generated, or provide both`,
     );

@@ -145,6 +145,18 @@ describe('certificate files', () => {
     );
   }, 30_000);
 
+  it('replaces a stored self-signed pair whose certificate has expired', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'expired-'));
+    const twoYearsAgo = new Date(Date.now() - 2 * 365 * 24 * 3600 * 1000);
+    const old = await ensureSelfSignedCertKey(dir, 'scheduler', { host: 'localhost', now: () => twoYearsAgo });
+    expect(old.generated).toBe(true);
+    const again = await ensureSelfSignedCertKey(dir, 'scheduler', { host: 'localhost', now: () => twoYearsAgo });
+    expect(again.generated).toBe(false);
+    const fresh = await ensureSelfSignedCertKey(dir, 'scheduler', { host: 'localhost' });
+    expect(fresh.generated).toBe(true);
+    expect(new Date(fresh.leaf.validTo).getTime()).toBeGreaterThan(Date.now());
+  }, 30_000);
+
   it('refuses to generate over a half pair', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'half-'));
     writeFileSync(join(dir, 'apiserver.crt'), 'x');
