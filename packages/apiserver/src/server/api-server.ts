@@ -206,15 +206,30 @@ export class ApiServer {
     const base = new StoreStorage(this.store, codec, {
       healthcheckTimeoutMs: this.config.storage.healthcheckTimeoutMs,
     });
+    // Versions of one group share their resource's storage (and watch cache), as in Kubernetes. Objects are stored
+    // in the version that wrote them and read back in any version of the group; the schemas of those versions are
+    // compatible, so no conversion runs yet. A resource name reused by another group (core and events.platform
+    // Events), whose schema differs, gets its own key prefix until conversion between them exists.
+    const groupOfPlural = new Map<string, string>();
+    const storageOfPrefix = new Map<string, Storage>();
     for (const kind of this.scheme.kinds()) {
       if (kind.spec.persisted === false) continue;
-      const keyPrefix = `${this.config.storage.prefix}/${kind.plural}`;
-      let storage: Storage = base;
-      const size = this.cacheSize(kind);
-      if (size > 0) {
-        const cacher = new Cacher(base, { resourcePrefix: keyPrefix, capacity: size, now: this.now });
-        this.caches.push(cacher);
-        storage = cacher;
+      const owner = groupOfPlural.get(kind.plural);
+      if (owner === undefined) groupOfPlural.set(kind.plural, kind.group);
+      const keyPrefix =
+        owner === undefined || owner === kind.group
+          ? `${this.config.storage.prefix}/${kind.plural}`
+          : `${this.config.storage.prefix}/${kind.group}/${kind.plural}`;
+      let storage = storageOfPrefix.get(keyPrefix);
+      if (!storage) {
+        storage = base;
+        const size = this.cacheSize(kind);
+        if (size > 0) {
+          const cacher = new Cacher(base, { resourcePrefix: keyPrefix, capacity: size, now: this.now });
+          this.caches.push(cacher);
+          storage = cacher;
+        }
+        storageOfPrefix.set(keyPrefix, storage);
       }
       const strategy = defaultStrategy(kind);
       const common = {

@@ -129,6 +129,7 @@ export async function watchHandler(r: VerbRequest, ws?: WebSocket): Promise<void
       } catch (err) {
         // Before the first event, a bad request is answered as such; an expired version (410) is an ERROR event.
         if (!started && isStatusError(err) && !isResourceExpired(err) && err.code !== 410) throw err;
+        if (!isStatusError(err)) r.scope.logBug?.(err);
         start();
         sink.write(frame(r, { type: 'ERROR', object: errorToStatus(err).status as Status }));
         break;

@@ -3,7 +3,7 @@
  * without special rules and extended by the others:
  *
  * - on create, `status` is cleared for kinds with a status subresource (status is written through it), and
- *   `generation` starts at 1;
+ *   `generation` starts at 1 for kinds that track it;
  * - on an update of the main resource, `status` is kept from the stored object (kinds with a status subresource)
  *   and `generation` is bumped when anything but metadata and status changed;
  * - on an update of the status subresource, everything but `status` is kept from the stored object, metadata
@@ -35,13 +35,19 @@ export interface DefaultStrategyOptions {
 /** The default strategy of the main resource of `kind`. */
 export function defaultStrategy(kind: Kind, o: DefaultStrategyOptions = {}): CreateStrategy & UpdateStrategy {
   const hasStatus = 'status' in kind.subresources;
+  // In Kubernetes 1.21 the kinds with a spec and a status subresource outside the core group track generation
+  // (deployments, jobs, ...), and of the core kinds only ReplicationController does.
+  const tracksGeneration = hasStatus && (kind.group !== '' || kind.kind === 'ReplicationController');
   return {
     allowCreateOnUpdate: o.allowCreateOnUpdate ?? false,
     allowUnconditionalUpdate: o.allowUnconditionalUpdate ?? true,
     prepareForCreate(_ctx, obj) {
       const x = obj as Obj;
       if (hasStatus) delete x.status;
-      if (obj.metadata) obj.metadata.generation = 1;
+      if (obj.metadata) {
+        if (tracksGeneration) obj.metadata.generation = 1;
+        else delete obj.metadata.generation;
+      }
     },
     validate: (ctx, obj) => o.validate?.(ctx, obj) ?? [],
     prepareForUpdate(_ctx, obj, old) {
@@ -51,9 +57,11 @@ export function defaultStrategy(kind: Kind, o: DefaultStrategyOptions = {}): Cre
         if (y.status === undefined) delete x.status;
         else x.status = y.status;
       }
-      if (obj.metadata) {
+      if (obj.metadata && tracksGeneration) {
         const generation = old.metadata?.generation ?? 1;
         obj.metadata.generation = specOf(x) === specOf(y) ? generation : generation + 1;
+      } else if (obj.metadata) {
+        delete obj.metadata.generation;
       }
     },
     validateUpdate: (ctx, obj, old) => o.validateUpdate?.(ctx, obj, old) ?? [],

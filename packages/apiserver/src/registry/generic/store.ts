@@ -160,7 +160,13 @@ export class GenericStore implements Getter, Lister, Watcher, Creater, Updater, 
     throw interpretStorageError(err, this.gr, name, operation);
   }
 
+  /**
+   * The object with this resource's apiVersion and kind. Objects from the watch cache are frozen (shared by every
+   * watcher): those are copied rather than changed.
+   */
   private withTypeMeta<T extends ApiObject>(obj: T): T {
+    if (obj.apiVersion === this.kind.apiVersion && obj.kind === this.kind.kind) return obj;
+    if (Object.isFrozen(obj)) return { ...obj, apiVersion: this.kind.apiVersion, kind: this.kind.kind };
     obj.apiVersion = this.kind.apiVersion;
     obj.kind = this.kind.kind;
     return obj;

@@ -1,0 +1,3 @@
+/** @platform/cluster — the `platform` launcher behind `npm start`. */
+export { main } from './cmd/main';
+export { clusterFiles, ensureCredentials, writeKubeconfig, type ClusterFiles } from './pki';
