@@ -14,7 +14,13 @@ function packagesWithPages() {
   for (const name of readdirSync(dir).sort()) {
     const lib = join(dir, name, 'lib', 'index.js');
     if (!existsSync(lib)) continue;
-    const mod = require(lib);
+    let mod;
+    try {
+      mod = require(lib);
+    } catch (err) {
+      console.error(`cannot load packages/${name}/lib/index.js (run \`npm run build\`): ${err.message}`);
+      process.exit(1);
+    }
     if (typeof mod.referencePages === 'function' && typeof mod.renderReferencePage === 'function') {
       out.push({ name, pages: mod.referencePages(), render: mod.renderReferencePage });
     } else if (typeof mod.referencePages === 'function') {
