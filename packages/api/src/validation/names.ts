@@ -79,10 +79,11 @@ export function maxLenError(length: number): string {
   return `must be no more than ${length} characters`;
 }
 
-/** A regex failure explanation with examples, as Go's `RegexError`. */
+/** A regex failure explanation with examples, exactly as Go's `RegexError` writes it. */
 export function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join('or ')}regex used for validation is '${fmt}')`;
+  // Go writes "'a', " then " or " between examples, hence the double space: `'a',  or 'b', `.
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
 }
 
 /** `must be non-empty`, as Go's `EmptyError`. */
