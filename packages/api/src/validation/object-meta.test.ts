@@ -48,6 +48,12 @@ describe('validateObjectMeta', () => {
     ['foregroundDeletion finalizer', { name: 'a', finalizers: ['foregroundDeletion'] }, cluster],
     ['path segment names', { name: 'system:admin' }, { namespaced: false, nameValidator: validatePathSegmentName }],
     ['empty namespace on cluster kind', { name: 'a', namespace: '' }, cluster],
+    [
+      'null optional fields',
+      { name: 'a', clusterName: null as unknown as string, labels: null as unknown as Record<string, string> },
+      cluster,
+    ],
+    ['valid clusterName', { name: 'a', clusterName: 'east' }, cluster],
   ])('accepts %s', (_n, meta, opts) => {
     expect(msgs(meta, opts)).toEqual([]);
   });
@@ -198,6 +204,62 @@ describe('validateObjectMeta', () => {
       { name: 5 as unknown as string },
       cluster,
       ['metadata.name: Invalid value: 5: must be a string'],
+    ],
+    [
+      'namespace of wrong type',
+      { name: 'a', namespace: 5 as unknown as string },
+      namespaced,
+      ['metadata.namespace: Invalid value: 5: must be a string'],
+    ],
+    [
+      'generateName of wrong type',
+      { name: 'a', generateName: 5 as unknown as string },
+      cluster,
+      ['metadata.generateName: Invalid value: 5: must be a string'],
+    ],
+    [
+      'bad clusterName',
+      { name: 'a', clusterName: 'Bad' },
+      cluster,
+      [
+        "metadata.clusterName: Invalid value: \"Bad\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+      ],
+    ],
+    [
+      'generation of wrong type',
+      { name: 'a', generation: '1' as unknown as number },
+      cluster,
+      ['metadata.generation: Invalid value: "1": must be a number'],
+    ],
+    [
+      'owner reference not an object',
+      { name: 'a', ownerReferences: [5 as unknown as object] },
+      cluster,
+      ['metadata.ownerReferences: Invalid value: 5: must be an object'],
+    ],
+    [
+      'owner references not a list',
+      { name: 'a', ownerReferences: {} as unknown as [] },
+      cluster,
+      ['metadata.ownerReferences: Invalid value: {}: must be a list'],
+    ],
+    [
+      'finalizer not a string',
+      { name: 'a', finalizers: [5 as unknown as string] },
+      cluster,
+      ['metadata.finalizers: Invalid value: 5: must be a string'],
+    ],
+    [
+      'managed fields not a list',
+      { name: 'a', managedFields: {} as unknown as [] },
+      cluster,
+      ['metadata.managedFields: Invalid value: {}: must be a list'],
+    ],
+    [
+      'managed fields entry not an object',
+      { name: 'a', managedFields: [null as unknown as object] },
+      cluster,
+      ['metadata.managedFields[0]: Invalid value: "null": must be an object'],
     ],
   ])('rejects %s', (_n, meta, opts, want) => {
     expect(msgs(meta, opts)).toEqual(want);

@@ -265,7 +265,7 @@ export function validateObjectMeta(
   } else if (ns !== undefined && ns !== null && ns !== '') {
     errs.push(forbidden(path.child('namespace'), 'not allowed on this type'));
   }
-  if (meta.clusterName !== undefined && meta.clusterName !== '') {
+  if (meta.clusterName !== undefined && meta.clusterName !== null && meta.clusterName !== '') {
     const cn = meta.clusterName;
     const msgs = isString(cn) ? nameIsDNS1035Label(cn, false) : ['must be a string'];
     for (const msg of msgs) errs.push(invalid(path.child('clusterName'), cn, msg));
