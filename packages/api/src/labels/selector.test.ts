@@ -8,6 +8,7 @@ import {
   parseToRequirements,
   selectorFromSet,
   selectorFromValidatedSet,
+  validatedSelectorFromSet,
   type Labels,
   type Operator,
 } from './selector';
@@ -225,10 +226,15 @@ describe('everything, nothing, sets', () => {
     expect(selectorFromSet({}).isEmpty()).toBe(true);
     expect(selectorFromSet(undefined).isEmpty()).toBe(true);
   });
-  it('selectorFromSet validates, selectorFromValidatedSet does not', () => {
-    expect(() => selectorFromSet({ 'bad key': 'v' })).toThrow(/^invalid label key "bad key": /);
-    expect(() => selectorFromSet({ k: 'bad value' })).toThrow(/^invalid label value: "bad value": at key: "k": /);
-    expect(selectorFromValidatedSet({ k: 'bad value' }).matches({ k: 'bad value' })).toBe(true);
+  it('validatedSelectorFromSet validates, selectorFromSet does not (as Kubernetes)', () => {
+    expect(() => validatedSelectorFromSet({ 'bad key': 'v' })).toThrow(/^invalid label key "bad key": /);
+    expect(() => validatedSelectorFromSet({ k: 'bad value' })).toThrow(
+      /^invalid label value: "bad value": at key: "k": /,
+    );
+    expect(validatedSelectorFromSet({ b: '2', a: '1' }).toString()).toBe('a=1,b=2');
+    expect(validatedSelectorFromSet(undefined).isEmpty()).toBe(true);
+    expect(selectorFromSet({ k: 'bad value' }).matches({ k: 'bad value' })).toBe(true);
+    expect(selectorFromValidatedSet({ k: 'v' }).matches({ k: 'v' })).toBe(true);
     expect(selectorFromValidatedSet(undefined).isEmpty()).toBe(true);
   });
   it('add keeps the selector sorted and leaves the original alone', () => {

@@ -349,22 +349,26 @@ export function selectorFromRequirements(reqs: readonly Requirement[]): Selector
 }
 
 /**
- * A selector that matches exactly the given labels (`k1=v1,k2=v2`). The empty set gives
- * `everything()`. Keys and values are validated; a bad one throws `LabelSelectorParseError`.
+ * A selector that matches exactly the given labels (`k1=v1,k2=v2`, keys sorted); the empty or
+ * absent set gives `everything()`. Like Kubernetes' `SelectorFromSet`, keys and values are not
+ * validated (a server will reject a bad one); never throws. See `validatedSelectorFromSet`.
  */
 export function selectorFromSet(labels: Labels | undefined): Selector {
   if (labels === undefined || labels === null) return EVERYTHING;
-  const reqs = Object.keys(labels).map((k) => newRequirement(k, '=', [labels[k] as string]));
+  const reqs = Object.keys(labels).map((k) => new Requirement(k, '=', Object.freeze([labels[k] as string])));
   return selectorFromRequirements(reqs);
 }
 
+/** Another name of `selectorFromSet`, as Kubernetes' `SelectorFromValidatedSet`. */
+export const selectorFromValidatedSet = selectorFromSet;
+
 /**
- * Like `selectorFromSet`, without validating keys and values (for labels already known to be valid,
- * e.g. read from stored objects). Never throws.
+ * Like `selectorFromSet`, but validates every key and value first (Kubernetes'
+ * `ValidatedSelectorFromSet`): throws `LabelSelectorParseError` for a bad one.
  */
-export function selectorFromValidatedSet(labels: Labels | undefined): Selector {
+export function validatedSelectorFromSet(labels: Labels | undefined): Selector {
   if (labels === undefined || labels === null) return EVERYTHING;
-  const reqs = Object.keys(labels).map((k) => new Requirement(k, '=', Object.freeze([labels[k] as string])));
+  const reqs = Object.keys(labels).map((k) => newRequirement(k, '=', [labels[k] as string]));
   return selectorFromRequirements(reqs);
 }
 
