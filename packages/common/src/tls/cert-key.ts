@@ -74,7 +74,9 @@ export async function loadCertKeyPair(certFile: string, keyFile: string): Promis
       );
     }
   };
-  const [certPem, keyPem] = await Promise.all([read(certFile, 'certificate file'), read(keyFile, 'key file')]);
+  // One after the other, so that the error names the certificate file first, deterministically.
+  const certPem = await read(certFile, 'certificate file');
+  const keyPem = await read(keyFile, 'key file');
   return parseCertKeyPair(certPem, keyPem, certFile, keyFile);
 }
 
