@@ -12,10 +12,7 @@ describe('openApiDefinitions', () => {
       properties: {
         apiVersion: { type: 'string', description: expect.stringContaining('APIVersion') },
         kind: { type: 'string', description: expect.stringContaining('Kind') },
-        metadata: {
-          description: 'Standard object metadata.',
-          allOf: [{ $ref: '#/definitions/io.platform.meta.v1.ObjectMeta' }],
-        },
+        metadata: { description: 'Standard object metadata.', $ref: '#/definitions/io.platform.meta.v1.ObjectMeta' },
         immutable: { type: 'boolean', description: expect.any(String) },
         data: { type: 'object', additionalProperties: { type: 'string' }, description: expect.any(String) },
         binaryData: {

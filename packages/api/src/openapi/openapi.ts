@@ -16,9 +16,13 @@ const DEFINITION_PREFIX = '#/definitions/';
 function convert(s: AnnotatedSchema, refs: Set<string>): OpenApiSchema {
   if (s.$ref) {
     refs.add(s.$ref);
+    // A described reference keeps its description (and patch metadata) beside $ref, as Kubernetes' document does;
+    // kubectl's OpenAPI models follow $ref but not allOf.
     const out: OpenApiSchema = { $ref: DEFINITION_PREFIX + s.$ref };
-    // Swagger 2 ignores siblings of $ref; Kubernetes wraps a described reference in allOf.
-    return s.description ? { description: s.description, allOf: [out] } : out;
+    if (s.description) out.description = s.description;
+    if (s.patchMergeKey) out['x-kubernetes-patch-merge-key'] = s.patchMergeKey;
+    if (s.patchStrategy) out['x-kubernetes-patch-strategy'] = s.patchStrategy;
+    return out;
   }
   const out: OpenApiSchema = {};
   if (s.description) out.description = s.description;

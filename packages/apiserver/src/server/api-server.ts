@@ -15,7 +15,6 @@ import {
   isAlreadyExists,
   jsonCodec,
   type Kind,
-  openApiDefinitions,
   PROTOBUF_MEDIA_TYPE,
   ProtobufCodec,
   type Scheme,
@@ -23,6 +22,7 @@ import {
 import { type Logger, namedCheck, SecureServer, type SecureServingInfo } from '@platform/common';
 
 import { ApiInstaller, notFoundPath } from '../endpoints/installer';
+import { buildOpenApi, OPENAPI_PROTOBUF_MEDIA_TYPE, type OpenApiDocument } from '../endpoints/openapi';
 import { ALWAYS_ADMIT, type RequestScope } from '../endpoints/handlers/scope';
 import { type Serializers, writeError } from '../endpoints/responses/writers';
 import { getRequestInfo } from '../filters/request-info';
@@ -271,20 +271,16 @@ export class ApiServer {
   private installChain(): void {
     const app = this.secure.app;
     const limits = maxInFlight(this.config.limits, this.serializers);
-    let openapi: Buffer | undefined;
+    let openapi: OpenApiDocument | undefined;
     app.use((req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => {
       const info = getRequestInfo(req);
-      if (info.path === '/openapi/v2' && req.method === 'GET') {
-        openapi ??= Buffer.from(
-          JSON.stringify({
-            swagger: '2.0',
-            info: { title: 'Platform', version: 'v1.21.0' },
-            paths: {},
-            definitions: openApiDefinitions(this.scheme),
-          }),
-        );
-        res.setHeader('Content-Type', 'application/json');
-        res.end(openapi);
+      if (info.path === '/openapi/v2' && (req.method === 'GET' || req.method === 'HEAD')) {
+        openapi ??= buildOpenApi(this.scheme, 'v1.21.0');
+        const wantsProtobuf = (req.headers.accept ?? '').includes(OPENAPI_PROTOBUF_MEDIA_TYPE);
+        // The Protobuf document goes out as application/octet-stream: Go's mime parser (kubectl) rejects the '@' of
+        // the media type it was asked for.
+        res.setHeader('Content-Type', wantsProtobuf ? 'application/octet-stream' : 'application/json');
+        res.end(wantsProtobuf ? openapi.protobuf : openapi.json);
         return;
       }
       if (!info.isResourceRequest && !info.path.startsWith('/api')) return next();

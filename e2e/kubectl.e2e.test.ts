@@ -1,0 +1,131 @@
+/**
+ * A standard client against the whole local cluster: `platform up` (what `npm start` runs) started as a process in
+ * a temporary directory, driven by Debian's kubectl 1.20 through the client configuration it writes.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { freePort } from '@platform/apiserver';
+
+import { ensureKubectl, kubectl, type KubectlResult } from './support/kubectl';
+import { type Daemon, get, startDaemon, waitFor } from './support/process';
+
+let dir: string;
+let kubeconfig: string;
+let cluster: Daemon;
+
+beforeAll(async () => {
+  ensureKubectl();
+  dir = mkdtempSync(join(tmpdir(), 'kubectl-e2e-'));
+  const port = await freePort();
+  cluster = startDaemon('cluster', 'platform', ['up', `--dir=${join(dir, '.platform')}`, `--port=${port}`]);
+  kubeconfig = join(dir, '.platform', 'admin.conf');
+  await waitFor(
+    'platform up to print that the cluster is running',
+    async () => cluster.output().includes('platform is running.'),
+    60_000,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n${cluster.output()}`);
+  });
+  expect(
+    (
+      await get(
+        `https://127.0.0.1:${port}/readyz`,
+        readFileSync(join(dir, '.platform', 'pki', 'apiserver.crt'), 'utf8'),
+      )
+    ).status,
+  ).toBe(200);
+}, 120_000);
+
+afterAll(async () => {
+  expect(await cluster.stop('SIGINT')).toBe(0);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function ok(r: KubectlResult): string {
+  if (r.status !== 0) throw new Error(`kubectl failed (${String(r.status)}): ${r.stderr}`);
+  return r.stdout;
+}
+
+const k = (args: string[], input?: string): KubectlResult => kubectl(kubeconfig, args, input);
+
+const deployment = (replicas: number): string => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  replicas: ${replicas}
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.21
+        ports:
+        - containerPort: 80
+`;
+
+it('lists the bootstrap namespaces', () => {
+  const out = ok(k(['get', 'namespaces', '-o', 'name']));
+  expect(out.split('\n').filter(Boolean).sort()).toEqual([
+    'namespace/default',
+    'namespace/node-lease',
+    'namespace/public',
+    'namespace/system',
+  ]);
+});
+
+it('discovers the API, including the renamed groups', () => {
+  const out = ok(k(['api-resources', '-o', 'name']));
+  for (const r of [
+    'configmaps',
+    'pods',
+    'deployments.apps',
+    'jobs.batch',
+    'clusterroles.rbac.authorization.platform',
+    'leases.coordination.platform',
+  ]) {
+    expect(out).toContain(r);
+  }
+  expect(ok(k(['api-versions']))).toContain('rbac.authorization.platform/v1');
+});
+
+it('applies, re-applies, patches, labels and deletes a deployment', () => {
+  expect(ok(k(['apply', '-f', '-'], deployment(2)))).toContain('deployment.apps/web created');
+  expect(ok(k(['apply', '-f', '-'], deployment(2)))).toContain('deployment.apps/web unchanged');
+  expect(ok(k(['apply', '-f', '-'], deployment(3)))).toContain('deployment.apps/web configured');
+  expect(ok(k(['get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}']))).toBe('3');
+  ok(k(['patch', 'deployment', 'web', '--type=merge', '-p', '{"spec":{"replicas":4}}']));
+  ok(k(['label', 'deployment', 'web', 'tier=frontend']));
+  const obj = JSON.parse(ok(k(['get', 'deployment', 'web', '-o', 'json']))) as {
+    spec: { replicas: number };
+    metadata: { labels: Record<string, string> };
+  };
+  expect([obj.spec.replicas, obj.metadata.labels.tier]).toEqual([4, 'frontend']);
+  expect(ok(k(['delete', 'deployment', 'web']))).toContain('deleted');
+  expect(k(['get', 'deployment', 'web']).stderr).toContain('NotFound');
+});
+
+it('validates manifests against the served OpenAPI document', () => {
+  const r = k(['create', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\nbogusField: true\n');
+  expect(r.status).not.toBe(0);
+  expect(r.stderr).toContain('unknown field "bogusField"');
+  expect(ok(k(['explain', 'deployment.spec.replicas']))).toContain('KIND:     Deployment');
+});
+
+it('creates from literals, edits with a generator, and reports server errors as Kubernetes does', () => {
+  expect(ok(k(['create', 'configmap', 'settings', '--from-literal=a=1']))).toContain('configmap/settings created');
+  expect(k(['create', 'configmap', 'settings', '--from-literal=a=1']).stderr).toContain('AlreadyExists');
+  expect(k(['create', 'configmap', 'Bad_Name']).stderr).toContain('is invalid');
+  expect(ok(k(['get', 'cm', 'settings', '-o', 'jsonpath={.data.a}']))).toBe('1');
+});
+
+it('watches with get -w', () => {
+  const r = k(['get', 'configmaps', '-w', '--request-timeout=3s', '-o', 'name']);
+  expect(r.stdout).toContain('configmap/settings');
+});

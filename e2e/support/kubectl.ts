@@ -1,0 +1,48 @@
+/**
+ * Debian's kubectl 1.20 for end-to-end tests, unpacked into the ignored `.cache/kubectl/` of the repository (never
+ * installed system-wide, and never a kubectl already on PATH): `apt-get download kubernetes-client`, then
+ * `dpkg -x`. Needs apt (CI runs as root); fails with a message saying what is missing otherwise.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { ROOT } from './process';
+
+const DIR = join(ROOT, '.cache', 'kubectl');
+const BIN = join(DIR, 'root', 'usr', 'bin', 'kubectl');
+
+/** The path of the kubectl binary, fetching it on first use. */
+export function ensureKubectl(): string {
+  if (existsSync(BIN)) return BIN;
+  mkdirSync(DIR, { recursive: true });
+  let download = spawnSync('apt-get', ['download', 'kubernetes-client'], { cwd: DIR, encoding: 'utf8' });
+  if (download.status !== 0) {
+    // The package lists may be missing on a fresh machine.
+    spawnSync('apt-get', ['update', '-qq'], { encoding: 'utf8' });
+    download = spawnSync('apt-get', ['download', 'kubernetes-client'], { cwd: DIR, encoding: 'utf8' });
+  }
+  const deb = readdirSync(DIR).find((f) => f.startsWith('kubernetes-client_') && f.endsWith('.deb'));
+  if (!deb)
+    throw new Error(`could not download Debian's kubernetes-client with apt-get: ${download.stderr ?? download.error}`);
+  execFileSync('dpkg', ['-x', join(DIR, deb), join(DIR, 'root')]);
+  if (!existsSync(BIN)) throw new Error(`kubernetes-client unpacked but ${BIN} is missing`);
+  return BIN;
+}
+
+/** The outcome of one kubectl run. */
+export interface KubectlResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs kubectl with an explicit client configuration. */
+export function kubectl(kubeconfig: string, args: string[], input?: string): KubectlResult {
+  const r = spawnSync(ensureKubectl(), ['--kubeconfig', kubeconfig, ...args], {
+    encoding: 'utf8',
+    input,
+    timeout: 60_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
