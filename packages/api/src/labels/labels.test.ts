@@ -1,4 +1,6 @@
 import {
+  convertSelectorToLabelsMap,
+  labelsInAllowList,
   cloneAndAddLabel,
   cloneAndRemoveLabel,
   cloneSelectorAndAddLabel,
@@ -75,4 +77,35 @@ describe('label sets', () => {
     expect(selectorHasLabel(sel, 'pod-template-hash')).toBe(false);
     expect(selectorHasLabel(undefined, 'x')).toBe(false);
   });
+});
+
+describe('convertSelectorToLabelsMap', () => {
+  it.each<[string, Record<string, string>]>([
+    ['', {}],
+    ['a=b', { a: 'b' }],
+    [' a = b , c=d', { a: 'b', c: 'd' }],
+    ['node.platform/role=worker,zone=', { 'node.platform/role': 'worker', zone: '' }],
+  ])('%j', (s, want) => expect(convertSelectorToLabelsMap(s)).toEqual(want));
+
+  it.each<[string, string | RegExp]>([
+    ['a', 'invalid selector: [a]'],
+    ['a=b=c', 'invalid selector: [a b c]'],
+    ['a=b,', 'invalid selector: []'],
+    ['a b=c', /^invalid label key "a b": /],
+    ['a=b c', /^invalid label value: "b c": at key: "a": /],
+  ])('rejects %j', (s, msg) => {
+    expect(() => convertSelectorToLabelsMap(s)).toThrow(msg);
+  });
+});
+
+describe('labelsInAllowList', () => {
+  it.each<[Record<string, string> | undefined, Record<string, string> | undefined, boolean]>([
+    [{ a: '1' }, {}, true],
+    [{ a: '1' }, undefined, true],
+    [{ a: '1' }, { a: '1', b: '2' }, true],
+    [{}, { a: '1' }, true],
+    [undefined, { a: '1' }, true],
+    [{ a: '2' }, { a: '1' }, false],
+    [{ c: '1' }, { a: '1' }, false],
+  ])('%j in %j → %p', (labels, allow, want) => expect(labelsInAllowList(labels, allow)).toBe(want));
 });

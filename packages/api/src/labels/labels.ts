@@ -4,7 +4,7 @@
  * input (what the deployment controller does with `pod-template-hash`).
  */
 import { type LabelSelector } from './label-selector';
-import { type Labels } from './selector';
+import { LabelSelectorParseError, newRequirement, type Labels } from './selector';
 
 /** `k1=v1,k2=v2` with keys sorted, or `<none>` for an empty set (`labels.FormatLabels`, kubectl's column). */
 export function formatLabels(labels: Labels | undefined): string {
@@ -76,4 +76,36 @@ export function cloneSelectorAndAddLabel(
 export function selectorHasLabel(selector: LabelSelector | undefined, key: string): boolean {
   const ml = selector?.matchLabels;
   return ml !== undefined && ml !== null && Object.prototype.hasOwnProperty.call(ml, key);
+}
+
+/**
+ * Parses `k1=v1,k2=v2` into a label map, validating keys and values (Kubernetes'
+ * `ConvertSelectorToLabelsMap`, used for `--node-labels`); spaces around keys and values are
+ * trimmed, `''` gives `{}`. Throws `LabelSelectorParseError`: `invalid selector: [a b c]` for a term
+ * that is not one `key=value`, or the key/value message of `newRequirement`.
+ */
+export function convertSelectorToLabelsMap(selector: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (selector.length === 0) return out;
+  for (const term of selector.split(',')) {
+    const parts = term.split('=');
+    if (parts.length !== 2) throw new LabelSelectorParseError(`invalid selector: [${parts.join(' ')}]`);
+    const key = (parts[0] as string).trim();
+    const value = (parts[1] as string).trim();
+    newRequirement(key, '=', [value]); // validates key and value with Kubernetes' messages
+    out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * True when every label of `labels` appears with the same value in `allowList`; an empty allow-list
+ * allows everything (Kubernetes' `AreLabelsInWhiteList`, used by the PodNodeSelector admission plugin).
+ */
+export function labelsInAllowList(labels: Labels | undefined, allowList: Labels | undefined): boolean {
+  if (!allowList || Object.keys(allowList).length === 0) return true;
+  for (const k of Object.keys(labels ?? {})) {
+    if (!Object.prototype.hasOwnProperty.call(allowList, k) || allowList[k] !== (labels as Labels)[k]) return false;
+  }
+  return true;
 }
