@@ -98,7 +98,8 @@ Notes on behaviour where Node.js differs from Go:
   (password, token, secret, private key, authorization, credential, API key) as \`[REDACTED]\`.
 - Without \`--tls-cert-file\`/\`--tls-private-key-file\`, a self-signed CA and serving certificate (RSA 2048, one
   year, for the public address plus \`localhost\` and \`127.0.0.1\`) are written to \`<cert-dir>/<name>.crt\` and
-  \`.key\` and reused on restart; an expired one is replaced.
+  \`.key\` and reused on restart; an expired one is replaced. With an empty \`--cert-dir\` (the controller manager's
+  and scheduler's default) the pair is generated in memory at each start, as Kubernetes does.
 - Only the \`leases\` lock of \`--leader-elect-resource-lock\` is implemented; the others are rejected.
 `;
 

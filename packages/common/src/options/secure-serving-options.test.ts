@@ -90,6 +90,17 @@ describe('secure serving options', () => {
     expect(config.secureServing).toBeUndefined();
   });
 
+  it('generates the pair in memory when --cert-dir is empty, for the bind address', async () => {
+    const o = make();
+    expect(parse([o], ['--bind-address=127.0.0.2']).errors).toEqual([]);
+    const config: Parameters<SecureServingOptions['applyTo']>[0] = {};
+    await o.applyTo(config);
+    const s = config.secureServing!;
+    expect(s.generatedSelfSigned).toBe(true);
+    expect(s.cert.source).toBe('self-signed certificate generated in memory');
+    expect(s.cert.leaf.subjectAltName).toBe('DNS:localhost, IP Address:127.0.0.2, IP Address:127.0.0.1');
+  });
+
   it('names unreadable certificate files when applying', async () => {
     const o = make();
     parse([o], ['--tls-cert-file=/nonexistent/a.crt', '--tls-private-key-file=/nonexistent/a.key']);

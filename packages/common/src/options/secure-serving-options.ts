@@ -6,7 +6,13 @@
  */
 import { type SecureVersion } from 'node:tls';
 
-import { type CertKeyPair, ensureSelfSignedCertKey, loadCertKeyPair } from '../tls/cert-key';
+import {
+  type CertKeyPair,
+  ensureSelfSignedCertKey,
+  generateSelfSignedCertKey,
+  loadCertKeyPair,
+  parseCertKeyPair,
+} from '../tls/cert-key';
 import { mapCipherSuites, mapTlsVersion } from '../tls/cipher-suites';
 import { type NamedCertKeyFiles, SniCertificateMap, parseNamedCertKey } from '../tls/sni';
 
@@ -226,8 +232,8 @@ export class SecureServingOptions extends OptionGroupBase<{ secureServing?: Secu
   }
 
   /**
-   * Loads certificates (or generates the self-signed pair) and fills `config.secureServing`; leaves it unset when
-   * `--secure-port=0`. Throws a `CertificateError` naming the file on unreadable or mismatched files.
+   * Loads certificates (or generates the self-signed pair: in `--cert-dir`, reused on restart, or in memory when
+   * `--cert-dir` is empty) and fills `config.secureServing`; leaves it unset when `--secure-port=0`. Throws a `CertificateError` naming the file on unreadable or mismatched files.
    */
   async applyTo(config: { secureServing?: SecureServingInfo }): Promise<void> {
     if (!this.enabled) return;
@@ -238,13 +244,22 @@ export class SecureServingOptions extends OptionGroupBase<{ secureServing?: Secu
     } else {
       const unspecified = this.bindAddress === '0.0.0.0' || this.bindAddress === '::' || this.bindAddress === '';
       const host = this.publicAddress || (unspecified ? 'localhost' : this.bindAddress);
-      const r = await ensureSelfSignedCertKey(this.certDir, this.defaults.pairName, {
+      const names = {
         host,
         alternateDNS: this.defaults.alternateDNS ?? [],
-        alternateIPs: this.defaults.alternateIPs ?? [],
-      });
-      cert = r;
-      generated = r.generated;
+        // As Kubernetes: a specific bind address is a name of the certificate too.
+        alternateIPs: [...(this.defaults.alternateIPs ?? []), ...(unspecified ? [] : [this.bindAddress])],
+      };
+      if (this.certDir === '') {
+        // No directory (the controller manager's and scheduler's default): a pair kept in memory, as Kubernetes.
+        const { certPem, keyPem } = await generateSelfSignedCertKey(names);
+        cert = parseCertKeyPair(certPem, keyPem, 'self-signed certificate generated in memory');
+        generated = true;
+      } else {
+        const r = await ensureSelfSignedCertKey(this.certDir, this.defaults.pairName, names);
+        cert = r;
+        generated = r.generated;
+      }
     }
     const sniEntries = await Promise.all(
       this.sniCertKeys.map(async (e) => ({ pair: await loadCertKeyPair(e.certFile, e.keyFile), names: e.names })),
