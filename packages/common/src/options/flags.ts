@@ -346,15 +346,15 @@ export function durationFlag(
   };
 }
 
-/** An IP address flag (v4 or v6). */
+/** An IP address flag (v4 or v6); with `allowEmpty`, the empty string is accepted too. */
 export function ipFlag(
   name: string,
   usage: string,
   value: string,
   set: (v: string) => void,
-  x: FlagExtras = {},
+  x: FlagExtras & { allowEmpty?: boolean } = {},
 ): FlagDef {
-  return { ...base(name, 'ip', usage, value, x), set: (raw) => set(parseIP(raw)) };
+  return { ...base(name, 'ip', usage, value, x), set: (raw) => set(x.allowEmpty && raw === '' ? '' : parseIP(raw)) };
 }
 
 /** A CIDR flag. */

@@ -90,6 +90,12 @@ describe('secure serving options', () => {
     expect(config.secureServing).toBeUndefined();
   });
 
+  it('accepts a blank --bind-address (all interfaces)', () => {
+    const o = make();
+    expect(parse([o], ['--bind-address=']).errors).toEqual([]);
+    expect(o.bindAddress).toBe('');
+  });
+
   it('generates the pair in memory when --cert-dir is empty, for the bind address', async () => {
     const o = make();
     expect(parse([o], ['--bind-address=127.0.0.2']).errors).toEqual([]);

@@ -97,6 +97,7 @@ export class SecureServingOptions extends OptionGroupBase<{ secureServing?: Secu
         'The IP address on which to listen for the --secure-port port. The associated interface(s) must be reachable by the rest of the cluster, and by CLI/web clients. If blank or an unspecified address (0.0.0.0 or ::), all interfaces will be used.',
         this.bindAddress,
         (v) => (this.bindAddress = v),
+        { allowEmpty: true },
       ),
       intFlag(
         'secure-port',
