@@ -75,7 +75,8 @@ describe('flag parsing (pflag semantics)', () => {
     expect(r.help).toContain('Usage:\n  platform-test [flags]\n\nSample flags:\n\n');
     expect(r.help).toContain('      --wait duration   how long (default 5s)\n');
     expect(r.help).toContain('      --list strings    a list (default [a])\n');
-    expect(r.help).toContain('      --old             old flag (default false) (DEPRECATED: use --on instead.)\n');
+    expect(r.help).toContain('      --old             old flag (DEPRECATED: use --on instead.)\n');
+    expect(r.help).toContain('      --on              turn on\n');
     expect(r.help).toContain('Generic flags:');
   });
 });

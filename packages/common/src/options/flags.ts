@@ -153,17 +153,21 @@ export function renderHelp(cmd: Command): string {
     const indent = ' '.repeat(width + 3);
     section.flags.forEach((f, i) => {
       // Continuation lines (the feature gate list) are indented under the usage column, as pflag does.
-      out += `${heads[i]!.padEnd(width)}   ${fullUsage(f).replace(/\n/g, `\n${indent}`)}\n`;
+      out += `${heads[i]!.padEnd(width)}   ${fullUsage(f, true).replace(/\n/g, `\n${indent}`)}\n`;
     });
   }
   out += `\nGlobal flags:\n\n  -h, --help   help for ${cmd.name()}\n`;
   return out;
 }
 
-/** A flag's usage text with its default and deprecation note appended, as help and the docs show it. */
-export function fullUsage(f: FlagDescription): string {
+/**
+ * A flag's usage text with its default and deprecation note appended. With `hideZero` (help, as pflag), zero
+ * defaults (`false`, `0`) are not shown.
+ */
+export function fullUsage(f: FlagDescription, hideZero = false): string {
   let s = f.usage;
-  if (f.defaultText !== '') s += ` (default ${f.defaultText})`;
+  const zero = f.defaultText === 'false' || f.defaultText === '0';
+  if (f.defaultText !== '' && !(hideZero && zero)) s += ` (default ${f.defaultText})`;
   if (f.deprecated !== undefined) s += ` (DEPRECATED: ${f.deprecated})`;
   return s;
 }
