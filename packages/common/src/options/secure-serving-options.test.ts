@@ -1,4 +1,4 @@
-import { SecureServingOptions } from './secure-serving-options';
+import { SECURE_SERVING_DEFAULTS, SecureServingOptions } from './secure-serving-options';
 import { parseForTest } from './testing/parse';
 
 const parse = parseForTest;
@@ -88,6 +88,17 @@ describe('secure serving options', () => {
     const config: Parameters<SecureServingOptions['applyTo']>[0] = {};
     await o.applyTo(config);
     expect(config.secureServing).toBeUndefined();
+  });
+
+  it("has each daemon's defaults", () => {
+    const api = new SecureServingOptions(SECURE_SERVING_DEFAULTS.apiserver);
+    expect([api.port, api.certDir]).toEqual([6443, '/var/run/platform']);
+    expect(parse([api], ['--secure-port=0']).messages).toEqual([
+      '--secure-port 0 must be between 1 and 65535, inclusive. It cannot be turned off with 0',
+    ]);
+    expect(new SecureServingOptions(SECURE_SERVING_DEFAULTS.controllerManager).port).toBe(10257);
+    expect(new SecureServingOptions(SECURE_SERVING_DEFAULTS.scheduler).port).toBe(10259);
+    expect(new SecureServingOptions(SECURE_SERVING_DEFAULTS.nodeAgent).certDir).toBe('/var/lib/agent/pki');
   });
 
   it('accepts a blank --bind-address (all interfaces)', () => {

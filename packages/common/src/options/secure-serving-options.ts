@@ -59,6 +59,25 @@ export interface SecureServingDefaults {
   alternateIPs?: string[];
 }
 
+/**
+ * The defaults of each daemon (Documents 2 and 3): ports, certificate directories and generated pair names. The API
+ * server's generated certificate also names the in-cluster service, as Kubernetes' does.
+ */
+export const SECURE_SERVING_DEFAULTS: Readonly<
+  Record<'apiserver' | 'controllerManager' | 'scheduler' | 'nodeAgent', SecureServingDefaults>
+> = {
+  apiserver: {
+    port: 6443,
+    certDir: '/var/run/platform',
+    pairName: 'apiserver',
+    allowDisable: false,
+    alternateDNS: ['kubernetes.default.svc', 'kubernetes.default', 'kubernetes'],
+  },
+  controllerManager: { port: 10257, certDir: '', pairName: 'controller-manager' },
+  scheduler: { port: 10259, certDir: '', pairName: 'scheduler' },
+  nodeAgent: { port: 10250, certDir: '/var/lib/agent/pki', pairName: 'agent' },
+};
+
 /** True when this Node can bind with SO_REUSEPORT (`listen({ reusePort })`, Node ≥ 22.12 / 23.1). */
 export function supportsReusePort(version = process.versions.node): boolean {
   const [major = 0, minor = 0] = version.split('.').map(Number);
