@@ -16,3 +16,5 @@ export * from './informers/shared-informer';
 export * from './informers/informer-factory';
 export * from './workqueue/rate-limiters';
 export * from './workqueue/queue';
+export * from './leaderelection/leader-elector';
+export * from './events/event-recorder';
