@@ -109,7 +109,7 @@ test('"not older than" reads wait for the cache, then fail with RevisionTooLarge
   const err = await c2.get(key('a', 'p0'), { resourceVersion: '999999' }).catch((e: unknown) => e);
   expect(isStorageError(err, 'RevisionTooLarge')).toBe(true);
   expect(Date.now() - t).toBeLessThan(2000);
-  await c2.stop();
+  await c.stop();
 });
 
 test('resourceVersion=0 lists come from memory, sorted, paginated; later pages continue at the same revision', async () => {

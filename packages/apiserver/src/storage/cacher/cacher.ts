@@ -185,8 +185,9 @@ export class Cacher implements Storage {
         const err = isStorageError(e, 'Compacted') ? e : compacted(this.rv, this.rv);
         for (const w of this.watchers) w.queue.fail(err);
         this.watchers.clear();
-        for (;;) {
-          await new Promise((r) => setTimeout(r, this.relistDelayMs));
+        for (let delay = this.relistDelayMs; ; delay = Math.min(delay * 2, 30000)) {
+          // Unref'd: a cacher left running over a closed store must not keep the process alive.
+          await new Promise((r) => setTimeout(r, delay).unref());
           if (this.stopped) return;
           try {
             await this.relist();

@@ -77,6 +77,9 @@ export const READ_SQL = {
   pageSize: `PRAGMA page_size`,
 } as const;
 
+/** Most value bytes committed in one transaction (bounds the memory of a batch of large writes). */
+const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+
 /** Sorts after every key: U+10FFFF encodes as F4 8F BF BF, above any byte a UTF-8 key can start with. */
 const KEY_MAX = '\u{10FFFF}'.repeat(4);
 
@@ -237,7 +240,17 @@ export class SqliteStore implements Store {
 
   private flush(): void {
     if (this.inFlight || this.pending.length === 0 || this.broken) return;
-    const batch = this.pending.splice(0, this.options.maxBatchOps);
+    // A batch ends at maxBatchOps ops or MAX_BATCH_BYTES of values, whichever comes first (at least one op).
+    let n = 0;
+    let bytes = 0;
+    while (n < this.pending.length && n < this.options.maxBatchOps) {
+      const op = this.pending[n]!.op;
+      const size = 'value' in op ? op.value.byteLength : 0;
+      if (n > 0 && bytes + size > MAX_BATCH_BYTES) break;
+      bytes += size;
+      n++;
+    }
+    const batch = this.pending.splice(0, n);
     this.inFlight = batch;
     this.worker.postMessage({ type: 'batch', id: ++this.batchId, ops: batch.map((p) => p.op) });
   }

@@ -30,11 +30,15 @@ export async function takeWatch(w: Watch, n: number, timeoutMs = 10000, keepBook
   const deadline = Date.now() + timeoutMs;
   while (out.length < n) {
     let timer: NodeJS.Timeout | undefined;
-    const r = await Promise.race([
-      it.next(),
-      new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), Math.max(0, deadline - Date.now())))),
-    ]);
-    clearTimeout(timer);
+    let r: IteratorResult<WatchEvent> | 'timeout';
+    try {
+      r = await Promise.race([
+        it.next(),
+        new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), Math.max(0, deadline - Date.now())))),
+      ]);
+    } finally {
+      clearTimeout(timer); // also when next() rejects
+    }
     if (r === 'timeout')
       throw new Error(`timed out after ${out.length} of ${n} events: ${JSON.stringify(out.map(show))}`);
     if (r.done) throw new Error(`watch ended after ${out.length} of ${n} events`);

@@ -31,11 +31,15 @@ export async function takeEvents(
   const deadline = Date.now() + timeoutMs;
   while (out.length < n) {
     let timer: NodeJS.Timeout | undefined;
-    const r = await Promise.race([
-      it.next(),
-      new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), Math.max(0, deadline - Date.now())))),
-    ]);
-    clearTimeout(timer);
+    let r: IteratorResult<StoreEvent> | 'timeout';
+    try {
+      r = await Promise.race([
+        it.next(),
+        new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), Math.max(0, deadline - Date.now())))),
+      ]);
+    } finally {
+      clearTimeout(timer); // also when next() rejects
+    }
     if (r === 'timeout')
       throw new Error(`timed out after ${out.length} of ${n} events: ${JSON.stringify(out.map(describe))}`);
     if (r.done) throw new Error(`watch ended after ${out.length} of ${n} events`);
