@@ -104,6 +104,8 @@ interface Pending {
 }
 
 interface Subscriber {
+  /** Only events after this revision (a watch may start in the future). */
+  after: Revision;
   prefix: string;
   end: string;
   queue: EventQueue<StoreEvent>;
@@ -279,12 +281,14 @@ export class SqliteStore implements Store {
     if (this.subscribers.size === 0) return;
     const ev = toEvent(row);
     for (const s of this.subscribers) {
-      if (row.name >= s.prefix && row.name < s.end) s.queue.push(ev);
+      if (row.id > s.after && row.name >= s.prefix && row.name < s.end) s.queue.push(ev);
     }
   }
 
   private sendProgress(): void {
-    for (const s of this.subscribers) if (s.progress) s.queue.push({ type: 'progress', revision: this.dispatched });
+    for (const s of this.subscribers) {
+      if (s.progress && this.dispatched > s.after) s.queue.push({ type: 'progress', revision: this.dispatched });
+    }
   }
 
   private breakDown(err: StorageError): void {
@@ -455,7 +459,13 @@ export class SqliteStore implements Store {
     if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
     checkRevision(afterRevision, 'afterRevision');
     const queue = new EventQueue<StoreEvent>();
-    const sub: Subscriber = { prefix, end: prefixEnd(prefix) ?? KEY_MAX, queue, progress: o.progressNotify === true };
+    const sub: Subscriber = {
+      after: afterRevision,
+      prefix,
+      end: prefixEnd(prefix) ?? KEY_MAX,
+      queue,
+      progress: o.progressNotify === true,
+    };
     // Subscribe and replay in one synchronous step: rows up to `dispatched` come from the log, later ones live.
     try {
       this.open();

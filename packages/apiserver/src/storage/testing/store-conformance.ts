@@ -41,7 +41,7 @@ export async function takeEvents(
       clearTimeout(timer); // also when next() rejects
     }
     if (r === 'timeout')
-      throw new Error(`timed out after ${out.length} of ${n} events: ${JSON.stringify(out.map(describe))}`);
+      throw new Error(`timed out after ${out.length} of ${n} events: ${JSON.stringify(out.map(describeEvent))}`);
     if (r.done) throw new Error(`watch ended after ${out.length} of ${n} events`);
     if (r.value.type === 'progress' && !keepProgress) continue;
     out.push(r.value);
@@ -50,7 +50,7 @@ export async function takeEvents(
 }
 
 /** A compact readable form of an event for assertions. */
-export function describe(e: StoreEvent): string {
+export function describeEvent(e: StoreEvent): string {
   switch (e.type) {
     case 'put':
       return `${e.prevKv ? 'update' : 'create'} ${e.kv.key}=${text(e.kv.value)}@${e.revision}${e.prevKv ? ` prev=${text(e.prevKv.value)}@${e.prevKv.modRevision}` : ''}`;
@@ -74,7 +74,7 @@ async function expectCode(p: Promise<unknown>, code: string): Promise<unknown> {
 
 /** Registers the conformance tests of `name` (see the module comment). */
 export function runStoreConformance(name: string, makeStore: MakeStore): void {
-  describe_(`Store conformance: ${name}`, () => {
+  describe(`Store conformance: ${name}`, () => {
     let store: Store;
     let cleanup: (() => Promise<void>) | undefined;
     let prefix: string;
@@ -210,7 +210,7 @@ export function runStoreConformance(name: string, makeStore: MakeStore): void {
       const revs = events.map((e) => e.revision);
       expect([...revs].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))).toEqual(revs);
       expect(new Set(revs).size).toBe(revs.length);
-      expect(events.slice(0, 4).map(describe)).toEqual([
+      expect(events.slice(0, 4).map(describeEvent)).toEqual([
         `update ${prefix}a=2@${a2.modRevision} prev=1@${a.modRevision}`,
         `create ${prefix}b=b@${b.modRevision}`,
         expect.stringMatching(new RegExp(`^delete ${prefix}b@\\d+ prev=b@${b.modRevision}$`)),
@@ -222,6 +222,18 @@ export function runStoreConformance(name: string, makeStore: MakeStore): void {
       // The iterator ends after abort.
       const r = await it.next();
       expect(r.done).toBe(true);
+    });
+
+    test('a watch from a future revision delivers only the events after it', async () => {
+      const now = await store.currentRevision();
+      const ac = new AbortController();
+      const it = store.watch(prefix, now + 3n, ac.signal)[Symbol.asyncIterator]();
+      const revs: Revision[] = [];
+      for (let i = 0; i < 5; i++) revs.push((await store.create(`${prefix}f${i}`, bytes(String(i)))).modRevision);
+      const events = await takeEvents(it, 1);
+      ac.abort();
+      expect(events[0]!.revision).toBeGreaterThan(now + 3n);
+      expect(events[0]!.revision).toBe(revs.find((r) => r > now + 3n));
     });
 
     test('watch from compacted history fails with Compacted; reads at compacted revisions too', async () => {
@@ -323,7 +335,7 @@ export function runStoreConformance(name: string, makeStore: MakeStore): void {
       await store.create(`${prefix}stays`, bytes('forever'));
       const events = await takeEvents(it, 3, 15000);
       ac.abort();
-      expect(events.map(describe)[2]).toMatch(
+      expect(events.map(describeEvent)[2]).toMatch(
         new RegExp(`^delete ${prefix}ttl@\\d+ prev=ephemeral@${kv.modRevision}$`),
       );
       expect(await store.get(`${prefix}ttl`)).toBeUndefined();
@@ -359,6 +371,3 @@ export function runStoreConformance(name: string, makeStore: MakeStore): void {
     });
   });
 }
-
-// Jest's global `describe`, under another name: this module exports its own `describe` (for events).
-const describe_ = globalThis.describe;
