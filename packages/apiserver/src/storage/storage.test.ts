@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { objectKey } from './api-object';
 import { Cacher } from './cacher/cacher';
 import { SqliteStore } from './sqlite/sqlite-store';
 import { decodeContinue, encodeContinue, parseResourceVersion, StoreStorage } from './storage';
@@ -60,5 +61,17 @@ describe('resource versions and continue tokens', () => {
     );
     expect(() => decodeContinue(forged)).toThrow(/invalid start key/);
     expect(() => decodeContinue('%%%')).toThrow(/continue key is not valid/);
+  });
+});
+
+describe('objectKey', () => {
+  test('lays keys out as <prefix>/<resource>/[<namespace>/]<name>', () => {
+    expect(objectKey('/registry', 'pods', 'default', 'web')).toBe('/registry/pods/default/web');
+    expect(objectKey('/registry/', 'nodes', undefined, 'n1')).toBe('/registry/nodes/n1');
+  });
+  test('rejects names that would escape their directory', () => {
+    expect(() => objectKey('/registry', 'pods', 'default', 'a/b')).toThrow(/invalid name/);
+    expect(() => objectKey('/registry', 'pods', '..', 'x')).toThrow(/invalid namespace/);
+    expect(() => objectKey('/registry', 'pods', 'default', '')).toThrow(/invalid name/);
   });
 });

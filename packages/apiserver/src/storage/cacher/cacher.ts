@@ -60,6 +60,11 @@ export interface CacherOptions {
   now?: () => number;
   /** Delay before re-listing after the underlying watch failed, ms. Default 1000. */
   relistDelayMs?: number;
+  /**
+   * A client watch with more undelivered events than this is too slow: it is ended (the client re-watches from
+   * the last resourceVersion it saw, as after any closed watch). Default max(10 × capacity, 10000).
+   */
+  maxWatcherBacklog?: number;
 }
 
 interface CachedEvent {
@@ -125,7 +130,10 @@ export class Cacher implements Storage {
     this.waitTimeoutMs = options.waitTimeoutMs ?? 3000;
     this.now = options.now ?? Date.now;
     this.relistDelayMs = options.relistDelayMs ?? 1000;
+    this.maxWatcherBacklog = options.maxWatcherBacklog ?? Math.max(this.capacity * 10, 10000);
   }
+
+  private readonly maxWatcherBacklog: number;
 
   private readonly relistDelayMs: number;
 
@@ -264,6 +272,10 @@ export class Cacher implements Storage {
     if (out) {
       w.queue.push(out);
       w.sentRv = e.rv;
+      if (w.queue.size > this.maxWatcherBacklog) {
+        this.watchers.delete(w);
+        w.queue.end();
+      }
     }
   }
 

@@ -287,7 +287,7 @@ export class SqliteStore implements Store {
 
   private sendProgress(): void {
     for (const s of this.subscribers) {
-      if (s.progress && this.dispatched > s.after) s.queue.push({ type: 'progress', revision: this.dispatched });
+      if (s.progress && this.dispatched >= s.after) s.queue.push({ type: 'progress', revision: this.dispatched });
     }
   }
 

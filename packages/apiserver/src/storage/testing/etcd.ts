@@ -57,13 +57,16 @@ export interface EtcdCluster {
 }
 
 const running = new Set<ChildProcess>();
+const dataRoots = new Set<string>();
 let exitHookInstalled = false;
 
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
+  // A test that fails (or a Jest worker that is torn down) before stop() still leaves nothing behind.
   process.on('exit', () => {
     for (const p of running) p.kill('SIGKILL');
+    for (const d of dataRoots) rmSync(d, { recursive: true, force: true });
   });
 }
 
@@ -136,6 +139,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdClu
   const n = options.members ?? 1;
   const scheme = options.tls ? 'https' : 'http';
   const root = mkdtempSync(join(tmpdir(), 'etcd-test-'));
+  dataRoots.add(root);
   const ports: { client: number; peer: number }[] = [];
   for (let i = 0; i < n; i++) ports.push({ client: await freePort(), peer: await freePort() });
   const initialCluster = ports.map((p, i) => `m${i}=http://127.0.0.1:${p.peer}`).join(',');
@@ -201,6 +205,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdClu
     async stop() {
       await Promise.all(members.map((m) => m.kill()));
       rmSync(root, { recursive: true, force: true });
+      dataRoots.delete(root);
     },
   };
   const deadline = Date.now() + (options.startTimeoutMs ?? 30000);
