@@ -17,7 +17,7 @@
  *   a second process (or a second store in this process) fail clearly at open.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 import Database from 'better-sqlite3';
@@ -199,10 +199,7 @@ export class SqliteStore implements Store {
     const lockDb = acquireLock(path);
     let worker: Worker | undefined;
     try {
-      worker = new Worker(`(${writerMain.toString()})()`, {
-        eval: true,
-        workerData: { path, sqliteModule: require.resolve('better-sqlite3'), schema: SCHEMA_SQL },
-      });
+      worker = startWriter({ path, sqliteModule: require.resolve('better-sqlite3'), schema: SCHEMA_SQL });
       const w = worker;
       const revision = await new Promise<Revision>((res, rej) => {
         const onError = (e: Error): void => rej(unreachable(`cannot open ${path}: ${e.message}`, e));
@@ -517,6 +514,21 @@ export class SqliteStore implements Store {
     this.readDb.close();
     this.lockDb.close();
   }
+}
+
+/**
+ * Starts the writer thread on the compiled `writer.js` beside this file. From TypeScript sources (Jest, benchmarks
+ * run from source) the worker transpiles `writer.ts` itself with the swc hook of `testing/ts-register.js`, so that
+ * whatever instruments this process (a coverage run) does not leak into the worker's code.
+ */
+function startWriter(workerData: { path: string; sqliteModule: string; schema: string }): Worker {
+  const compiled = join(__dirname, 'writer.js');
+  const source =
+    __filename.endsWith('.js') && existsSync(compiled)
+      ? `require(${JSON.stringify(compiled)}).writerMain();`
+      : `require(${JSON.stringify(join(__dirname, '..', 'testing', 'ts-register.js'))});` +
+        `require(${JSON.stringify(join(__dirname, 'writer.ts'))}).writerMain();`;
+  return new Worker(source, { eval: true, workerData });
 }
 
 /** Takes the exclusive owner lock of `path` (see the module comment). */

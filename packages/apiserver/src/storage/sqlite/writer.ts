@@ -2,9 +2,8 @@
  * The single writer of the embedded store, run in a worker thread (better-sqlite3 is synchronous: a write waits for
  * fsync, which must not block the API server's event loop).
  *
- * `writerMain` is started with `new Worker(source, { eval: true })` from its own `Function.prototype.toString()`, so
- * that the same code runs from compiled `lib/` and from Jest's on-the-fly transform. It must therefore be
- * self-contained: no imports, no references to module scope, no classes (their helpers would live outside it).
+ * `writerMain` runs in the worker (see `startWriter` in sqlite-store.ts). It keeps to plain functions and objects
+ * and imports nothing at module level except types, so that loading this module in the worker costs nothing.
  *
  * Protocol (main → worker): `{ type: 'batch', id, ops }`, then `{ type: 'close' }`. The worker runs all ops of a batch
  * in ONE transaction (each op in its own savepoint, so a failed compare-and-swap does not undo the others), commits
@@ -85,7 +84,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) W
 `;
 
 /* eslint-disable @typescript-eslint/no-require-imports */
-/** The worker's body. See the module comment: self-contained on purpose. */
+/** The worker's body (runs only inside the writer thread). */
 export function writerMain(): void {
   const { parentPort, workerData } = require('node:worker_threads') as typeof workerThreads;
   const data = workerData as WriterData & { schema: string };
