@@ -39,7 +39,6 @@ import {
 } from '../interface';
 import {
   SCHEMA_SQL,
-  writerMain,
   type LogRow,
   type WriteError,
   type WriteOp,
