@@ -136,10 +136,15 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
   }
 
   /** One page of a list (use `limit` and `continue` to page). */
-  list(o: ListOptions = {}): Promise<ObjectList<T>> {
-    return this.rest.request<ApiObject>({ method: 'GET', path: this.path(), query: listQuery(o), signal: o.signal }) as Promise<
-      ObjectList<T>
-    >;
+  async list(o: ListOptions = {}): Promise<ObjectList<T>> {
+    const list = (await this.rest.request<ApiObject>({
+      method: 'GET',
+      path: this.path(),
+      query: listQuery(o),
+      signal: o.signal,
+    })) as Partial<ObjectList<T>>;
+    // Protobuf leaves an empty repeated field out: an empty list has no `items`.
+    return { ...list, items: list.items ?? [] };
   }
 
   /**
