@@ -282,7 +282,10 @@ export class StoreStorage implements Storage {
       const page = await this.store.list(prefix, { at, limit: pageSize, startKey });
       at = page.revision;
       let lastKey: string | undefined;
+      let decoded = 0;
       for (const kv of page.kvs) {
+        // Decoding thousands of objects is CPU work: let other requests run every 1000 objects.
+        if (++decoded % 1000 === 0) await new Promise((r) => setImmediate(r));
         lastKey = kv.key;
         const obj = this.decode(kv);
         if (pred && !pred(obj)) continue;

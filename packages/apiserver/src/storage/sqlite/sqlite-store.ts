@@ -37,14 +37,7 @@ import {
   type StoreWatchOptions,
   type WriteOptions,
 } from '../interface';
-import {
-  SCHEMA_SQL,
-  type LogRow,
-  type WriteError,
-  type WriteOp,
-  type WriteResult,
-  type WriterMessage,
-} from './writer';
+import { SCHEMA_SQL, type LogRow, type WriteError, type WriteOp, type WriteResult, type WriterMessage } from './writer';
 
 /** Options of `SqliteStore.open`. */
 export interface SqliteStoreOptions {
