@@ -61,20 +61,34 @@ describe('parseClientConfig', () => {
   });
 
   it('lets --master override the server', () => {
-    const c = parseClientConfig(doc('    server: https://h:6443', '    token: t'), join(dir, 'x.conf'), { master: '127.0.0.1:7443' });
+    const c = parseClientConfig(doc('    server: https://h:6443', '    token: t'), join(dir, 'x.conf'), {
+      master: '127.0.0.1:7443',
+    });
     expect(c.server).toBe('https://127.0.0.1:7443');
   });
 
   it.each([
     ['malformed YAML', 'clusters: [', /x\.conf: not valid YAML at line/],
-    ['a list that is a string', 'clusters: nope\ncurrent-context: ctx', /x\.conf: clusters: must be a list, got string/],
+    [
+      'a list that is a string',
+      'clusters: nope\ncurrent-context: ctx',
+      /x\.conf: clusters: must be a list, got string/,
+    ],
     [
       'a server of the wrong type',
       doc('    server: 42', '    token: t'),
       /x\.conf: clusters\[0\]\.cluster\.server: must be a string, got number/,
     ],
-    ['a bad server URL', doc('    server: "ftp://h"', '    token: t'), /clusters\[0\]\.cluster\.server: server URL must be http or https/],
-    ['a missing server', doc('    insecure-skip-tls-verify: true', '    token: t'), /clusters\[0\]\.cluster\.server: is required/],
+    [
+      'a bad server URL',
+      doc('    server: "ftp://h"', '    token: t'),
+      /clusters\[0\]\.cluster\.server: server URL must be http or https/,
+    ],
+    [
+      'a missing server',
+      doc('    insecure-skip-tls-verify: true', '    token: t'),
+      /clusters\[0\]\.cluster\.server: is required/,
+    ],
     [
       'CA data that is not base64',
       doc('    server: https://h\n    certificate-authority-data: "!!!"', '    token: t'),
@@ -106,7 +120,11 @@ describe('parseClientConfig', () => {
       doc('    server: https://h', '    token: t').replace('contexts:', '- name: u\n  user: {}\ncontexts:'),
       /users\[1\]\.name: duplicate name "u"/,
     ],
-    ['an exec plugin', doc('    server: https://h', '    exec: {command: x}'), /users\[0\]\.user\.exec: is not supported/],
+    [
+      'an exec plugin',
+      doc('    server: https://h', '    exec: {command: x}'),
+      /users\[0\]\.user\.exec: is not supported/,
+    ],
   ])('names the field of %s', (_what, text, message) => {
     let err: unknown;
     try {
@@ -124,6 +142,8 @@ describe('parseClientConfig', () => {
     expect(loadClientConfig({ clientConfig: path }).server).toBe('https://h:1');
     expect(loadClientConfig({ master: 'https://m:2' })).toEqual({ server: 'https://m:2' });
     expect(() => loadClientConfig({})).toThrow(/neither --clientconfig nor --master/);
-    expect(() => loadClientConfig({ clientConfig: join(dir, 'missing.conf') })).toThrow(/missing\.conf: cannot read: ENOENT/);
+    expect(() => loadClientConfig({ clientConfig: join(dir, 'missing.conf') })).toThrow(
+      /missing\.conf: cannot read: ENOENT/,
+    );
   });
 });

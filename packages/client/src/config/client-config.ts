@@ -173,20 +173,28 @@ export function parseServerUrl(server: string, file: string, field: string): str
  * Parses the text of a client configuration file. `file` is used in error messages and to resolve relative
  * paths. Throws {@link ClientConfigError}.
  */
-export function parseClientConfig(text: string, file: string, o: { context?: string; master?: string } = {}): RestConfig {
+export function parseClientConfig(
+  text: string,
+  file: string,
+  o: { context?: string; master?: string } = {},
+): RestConfig {
   const r: Reader = new Reader(file, dirname(resolve(file)));
   let doc: unknown;
   try {
     doc = loadYaml(text);
   } catch (err) {
     const mark = (err as { mark?: { line: number; column: number } }).mark;
-    r.fail('', `not valid YAML${mark ? ` at line ${mark.line + 1}, column ${mark.column + 1}` : ''}: ${(err as Error).message.split('\n')[0]}`);
+    r.fail(
+      '',
+      `not valid YAML${mark ? ` at line ${mark.line + 1}, column ${mark.column + 1}` : ''}: ${(err as Error).message.split('\n')[0]}`,
+    );
   }
   const root = r.obj(doc, '(document)');
   const kind = r.str(root, 'kind', '');
   if (kind !== undefined && kind !== 'Config') r.fail('kind', `must be "Config", got ${JSON.stringify(kind)}`);
   const apiVersion = r.str(root, 'apiVersion', '');
-  if (apiVersion !== undefined && apiVersion !== 'v1') r.fail('apiVersion', `must be "v1", got ${JSON.stringify(apiVersion)}`);
+  if (apiVersion !== undefined && apiVersion !== 'v1')
+    r.fail('apiVersion', `must be "v1", got ${JSON.stringify(apiVersion)}`);
   const clusters = r.namedList(root, 'clusters', 'cluster');
   const users = r.namedList(root, 'users', 'user');
   const contexts = r.namedList(root, 'contexts', 'context');
@@ -196,7 +204,8 @@ export function parseClientConfig(text: string, file: string, o: { context?: str
     r.fail('current-context', 'is not set and no context was named');
   }
   const ctx = contexts.get(contextName);
-  if (!ctx) r.fail(o.context ? '--context' : 'current-context', `no context named ${JSON.stringify(contextName)} in contexts`);
+  if (!ctx)
+    r.fail(o.context ? '--context' : 'current-context', `no context named ${JSON.stringify(contextName)} in contexts`);
   const clusterName = r.str(ctx.value, 'cluster', ctx.field);
   if (clusterName === undefined) r.fail(`${ctx.field}.cluster`, 'is required');
   const cluster = clusters.get(clusterName);
@@ -249,7 +258,8 @@ export function parseClientConfig(text: string, file: string, o: { context?: str
   const username = r.str(u, 'username', user.field);
   const password = r.str(u, 'password', user.field);
   if (username !== undefined || password !== undefined) {
-    if (out.token || out.tokenFile) r.fail(`${user.field}.username`, 'basic authentication cannot be combined with a token');
+    if (out.token || out.tokenFile)
+      r.fail(`${user.field}.username`, 'basic authentication cannot be combined with a token');
     out.username = username ?? '';
     out.password = password ?? '';
   }
@@ -266,14 +276,19 @@ export function parseClientConfig(text: string, file: string, o: { context?: str
  */
 export function loadClientConfig(o: LoadClientConfigOptions): RestConfig {
   if (!o.clientConfig) {
-    if (!o.master) throw new ClientConfigError('(none)', '--clientconfig', 'neither --clientconfig nor --master was given');
+    if (!o.master)
+      throw new ClientConfigError('(none)', '--clientconfig', 'neither --clientconfig nor --master was given');
     return { server: parseServerUrl(o.master, '(none)', '--master') };
   }
   let text: string;
   try {
     text = readFileSync(o.clientConfig, 'utf8');
   } catch (err) {
-    throw new ClientConfigError(o.clientConfig, '', `cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new ClientConfigError(
+      o.clientConfig,
+      '',
+      `cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+    );
   }
   return parseClientConfig(text, o.clientConfig, o);
 }

@@ -96,15 +96,22 @@ export class EventRecorder {
     }
     const key = [objKey, ref.apiVersion, type, reason, message, this.o.component, this.o.host ?? ''].join('\u0000');
     const now = this.clock.now();
-    this.chain = this.chain.then(() => this.write(key, ref, type, reason, message, now)).catch((err: unknown) => {
-      this.log.warn('Could not write event', { reason, error: String(err) });
-    });
+    this.chain = this.chain
+      .then(() => this.write(key, ref, type, reason, message, now))
+      .catch((err: unknown) => {
+        this.log.warn('Could not write event', { reason, error: String(err) });
+      });
   }
 
   /** Formats the message (`printf`-like `%s`/`%d`/`%v`) and records it. */
   eventf(obj: ApiObject, type: EventType, reason: string, format: string, ...args: unknown[]): void {
     let i = 0;
-    this.event(obj, type, reason, format.replace(/%[sdv]/g, () => String(args[i++])));
+    this.event(
+      obj,
+      type,
+      reason,
+      format.replace(/%[sdv]/g, () => String(args[i++])),
+    );
   }
 
   private async write(
@@ -135,7 +142,10 @@ export class EventRecorder {
     const namespace = ref.namespace || 'default';
     const ts = seconds(now);
     const created = await this.o.events.create({
-      metadata: { name: `${ref.name ?? 'unknown'}.${(now * 1000 + Math.floor(Math.random() * 1000)).toString(16)}`, namespace },
+      metadata: {
+        name: `${ref.name ?? 'unknown'}.${(now * 1000 + Math.floor(Math.random() * 1000)).toString(16)}`,
+        namespace,
+      },
       involvedObject: Object.fromEntries(Object.entries(ref).filter(([, v]) => v !== undefined)),
       reason,
       message,

@@ -35,7 +35,11 @@ export interface DeletedFinalStateUnknown<T> {
 
 /** True for a {@link DeletedFinalStateUnknown} tombstone. */
 export function isDeletedFinalStateUnknown<T>(o: T | DeletedFinalStateUnknown<T>): o is DeletedFinalStateUnknown<T> {
-  return typeof o === 'object' && o !== null && (o as { deletedFinalStateUnknown?: unknown }).deletedFinalStateUnknown === true;
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    (o as { deletedFinalStateUnknown?: unknown }).deletedFinalStateUnknown === true
+  );
 }
 
 /**
@@ -165,7 +169,10 @@ export class SharedIndexInformer<T extends ApiObject> {
         continue; // the server ended the watch: resume from the last resourceVersion at once
       } catch (err) {
         if (signal.aborted) break;
-        if ((isStatusError(err) && (isResourceExpired(err) || isGone(err))) || (isStatusError(err) && err.code === 410)) {
+        if (
+          (isStatusError(err) && (isResourceExpired(err) || isGone(err))) ||
+          (isStatusError(err) && err.code === 410)
+        ) {
           this.stats.expired++;
           this.log.info('Watch expired; listing again', { resourceVersion: this.rv, error: err.message });
           needList = true;

@@ -99,7 +99,8 @@ export class Store<T extends ApiObject> implements Indexer<T> {
     const old = this.items.get(key);
     if (old) this.unindex(key, old);
     this.items.set(key, obj);
-    for (const [name, f] of this.indexers) for (const v of f(obj)) add(this.indices.get(name) as Map<string, Set<string>>, v, key);
+    for (const [name, f] of this.indexers)
+      for (const v of f(obj)) add(this.indices.get(name) as Map<string, Set<string>>, v, key);
     return old;
   }
 
@@ -129,4 +130,3 @@ function add(index: Map<string, Set<string>>, value: string, key: string): void 
   if (!keys) index.set(value, (keys = new Set()));
   keys.add(key);
 }
-

@@ -71,7 +71,11 @@ it('stays in sync across API server restarts', async () => {
       await cms.delete(`cm-${signal === 'SIGTERM' ? 2 : 3}`);
       await cms.create({ metadata: { name: `new-${signal.toLowerCase()}` } });
       const want = await state(cms);
-      await waitFor(`the cache to match a fresh list after ${signal}`, () => JSON.stringify(cached()) === JSON.stringify(want), 30_000);
+      await waitFor(
+        `the cache to match a fresh list after ${signal}`,
+        () => JSON.stringify(cached()) === JSON.stringify(want),
+        30_000,
+      );
     }
     expect(dupes).toEqual([]);
     expect(inf.stats.watchErrors).toBeGreaterThan(0); // it did see the server go away

@@ -103,7 +103,11 @@ describe.each([PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE])('over %s', (contentType) =
     const cms = cs.resource(ConfigMapKind, ns);
     const start = await cms.list();
     const ac = new AbortController();
-    const w = await cms.watch({ resourceVersion: start.metadata?.resourceVersion, allowWatchBookmarks: true, signal: ac.signal });
+    const w = await cms.watch({
+      resourceVersion: start.metadata?.resourceVersion,
+      allowWatchBookmarks: true,
+      signal: ac.signal,
+    });
     await cms.create({ metadata: { name: 'watched' } });
     await cms.delete('watched');
     const seen: string[] = [];
@@ -113,8 +117,9 @@ describe.each([PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE])('over %s', (contentType) =
       if (seen.length === 2) break;
     }
     expect(seen).toEqual(['ADDED watched', 'DELETED watched']);
-    const store = (ts.server as unknown as { store: { currentRevision(): Promise<bigint>; compact(r: bigint): Promise<void> } })
-      .store;
+    const store = (
+      ts.server as unknown as { store: { currentRevision(): Promise<bigint>; compact(r: bigint): Promise<void> } }
+    ).store;
     await cms.create({ metadata: { name: 'bump' } });
     for (let i = 0; i < 5; i++) await cms.patch('bump', 'merge', { data: { i: String(i) } });
     await store.compact(await store.currentRevision());
@@ -153,13 +158,21 @@ it('drops events over --event-qps/--event-burst', async () => {
   for (let i = 0; i < 10; i++) rec.event(target, 'Normal', 'Reason', `message ${i}`);
   await rec.shutdown();
   expect(rec.dropped).toBe(7);
-  const events = (await cs.resource(EventKind, 'default').list()).items.filter((e) => e.involvedObject.name === 'spammy');
+  const events = (await cs.resource(EventKind, 'default').list()).items.filter(
+    (e) => e.involvedObject.name === 'spammy',
+  );
   expect(events).toHaveLength(3);
   rest.close();
 });
 
 it('holds --api-qps on real calls: 1,000 GETs at qps 500, burst 50', async () => {
-  const rest = new RestClient({ server: ts.url, ca: Buffer.from(ts.ca), qps: 500, burst: 50, contentType: PROTOBUF_MEDIA_TYPE });
+  const rest = new RestClient({
+    server: ts.url,
+    ca: Buffer.from(ts.ca),
+    qps: 500,
+    burst: 50,
+    contentType: PROTOBUF_MEDIA_TYPE,
+  });
   const cms = new Clientset(rest).resource(ConfigMapKind, 'default');
   await cms.create({ metadata: { name: 'rate' } });
   const t0 = Date.now();
@@ -168,7 +181,9 @@ it('holds --api-qps on real calls: 1,000 GETs at qps 500, burst 50', async () =>
   rest.close();
   // (1000 − 50) / 500 s = 1.9 s at least; the server keeps up, so not much more.
   expect(elapsed).toBeGreaterThanOrEqual(1900);
-  process.stdout.write(`1,000 GETs at --api-qps=500 --api-burst=50: ${elapsed} ms (${Math.round(1000 / (elapsed / 1000))} calls/s)\n`);
+  process.stdout.write(
+    `1,000 GETs at --api-qps=500 --api-burst=50: ${elapsed} ms (${Math.round(1000 / (elapsed / 1000))} calls/s)\n`,
+  );
 }, 30_000);
 
 // TODO(#4): the API server does not serve watches over WebSocket yet (installer.ts calls watchHandler without a

@@ -13,7 +13,11 @@ import { freePort } from '@platform/apiserver';
 const BIN = join(__dirname, '..', '..', '..', 'apiserver', 'bin', 'platform-apiserver');
 
 /** Polls `check` every 25 ms until it holds, or throws naming `what` after `timeoutMs`. */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let ok = false;
@@ -78,9 +82,11 @@ export async function apiServerProcess(extraArgs: string[] = []): Promise<ApiSer
       );
       child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
       child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-      await waitFor('the API server to be ready', async () => (await readyz(url)) === 200, 30_000).catch((err: Error) => {
-        throw new Error(`${err.message}\n${out}`);
-      });
+      await waitFor('the API server to be ready', async () => (await readyz(url)) === 200, 30_000).catch(
+        (err: Error) => {
+          throw new Error(`${err.message}\n${out}`);
+        },
+      );
       readFileSync(join(dir, 'pki', 'apiserver.crt'));
       writeFileSync(
         clientConfigPath,

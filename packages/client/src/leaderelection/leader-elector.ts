@@ -149,8 +149,14 @@ export class LeaderElector {
         continue;
       }
       if (signal.aborted) return;
-      if (this.clock.now() - lastRenew >= c.renewDeadlineMs || (this.observed && this.observed.holder !== this.o.identity)) {
-        this.log.info('Failed to renew lease; stopping leading', { identity: this.o.identity, holder: this.getLeader() });
+      if (
+        this.clock.now() - lastRenew >= c.renewDeadlineMs ||
+        (this.observed && this.observed.holder !== this.o.identity)
+      ) {
+        this.log.info('Failed to renew lease; stopping leading', {
+          identity: this.o.identity,
+          holder: this.getLeader(),
+        });
         return;
       }
     }

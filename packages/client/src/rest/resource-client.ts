@@ -91,7 +91,9 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
     readonly watchTransport: WatchTransport = 'http',
   ) {
     if (!kind.namespaced && ns !== undefined)
-      throw new Error(`${kind.plural}.${kind.group || 'core'} is cluster-scoped: it has no namespace ${JSON.stringify(ns)}`);
+      throw new Error(
+        `${kind.plural}.${kind.group || 'core'} is cluster-scoped: it has no namespace ${JSON.stringify(ns)}`,
+      );
   }
 
   /** The same resource in namespace `ns`. */
@@ -116,7 +118,8 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
   private nsOf(obj: ApiObject): string | undefined {
     if (!this.kind.namespaced) return undefined;
     const ns = obj.metadata?.namespace ?? this.ns;
-    if (ns === undefined) throw new Error(`${this.kind.kind}: the object has no metadata.namespace and the client has no namespace`);
+    if (ns === undefined)
+      throw new Error(`${this.kind.kind}: the object has no metadata.namespace and the client has no namespace`);
     return ns;
   }
 
@@ -132,7 +135,12 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
 
   /** GET one object. `resourceVersion: '0'` may be served from the watch cache. */
   get(name: string, o: { resourceVersion?: string; signal?: AbortSignal } = {}): Promise<T> {
-    return this.rest.request<T>({ method: 'GET', path: this.path(name), query: { resourceVersion: o.resourceVersion }, signal: o.signal });
+    return this.rest.request<T>({
+      method: 'GET',
+      path: this.path(name),
+      query: { resourceVersion: o.resourceVersion },
+      signal: o.signal,
+    });
   }
 
   /** One page of a list (use `limit` and `continue` to page). */
@@ -196,8 +204,15 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
   }
 
   /** PATCH an object (or a subresource of it) with a patch of `type`. */
-  patch(name: string, type: PatchType, patch: unknown, o: WriteOptions & { subresource?: string; force?: boolean } = {}): Promise<T> {
-    const body = Buffer.isBuffer(patch) ? patch : Buffer.from(typeof patch === 'string' ? patch : JSON.stringify(patch));
+  patch(
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    o: WriteOptions & { subresource?: string; force?: boolean } = {},
+  ): Promise<T> {
+    const body = Buffer.isBuffer(patch)
+      ? patch
+      : Buffer.from(typeof patch === 'string' ? patch : JSON.stringify(patch));
     return this.rest.request<T>({
       method: 'PATCH',
       path: this.path(name, o.subresource),
@@ -212,7 +227,10 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
    * DELETE an object. Resolves with what the server returned: the object (when deletion is pending on
    * finalizers or graceful termination) or a Success Status.
    */
-  delete(name: string, o: Omit<DeleteOptions, 'apiVersion' | 'kind'> & { signal?: AbortSignal } = {}): Promise<T | Status> {
+  delete(
+    name: string,
+    o: Omit<DeleteOptions, 'apiVersion' | 'kind'> & { signal?: AbortSignal } = {},
+  ): Promise<T | Status> {
     const { signal, ...opts } = o;
     const hasBody = Object.keys(opts).length > 0;
     return this.rest.request<T>({
@@ -226,30 +244,66 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
 
   /** DELETE every object the selectors match (in the client's namespace, or cluster-wide). */
   deleteCollection(o: ListOptions & Omit<DeleteOptions, 'apiVersion' | 'kind'> = {}): Promise<ObjectList<T> | Status> {
-    const { labelSelector, fieldSelector, resourceVersion, resourceVersionMatch, limit, timeoutSeconds, signal, ...opts } = o;
+    const {
+      labelSelector,
+      fieldSelector,
+      resourceVersion,
+      resourceVersionMatch,
+      limit,
+      timeoutSeconds,
+      signal,
+      ...opts
+    } = o;
     return this.rest.request<ApiObject>({
       method: 'DELETE',
       path: this.path(),
       query: listQuery({ labelSelector, fieldSelector, resourceVersion, resourceVersionMatch, limit, timeoutSeconds }),
-      body: Object.keys(opts).length > 0 ? ({ apiVersion: 'v1', kind: 'DeleteOptions', ...opts } as ApiObject) : undefined,
+      body:
+        Object.keys(opts).length > 0 ? ({ apiVersion: 'v1', kind: 'DeleteOptions', ...opts } as ApiObject) : undefined,
       contentType: JSON_MEDIA_TYPE,
       signal,
     }) as Promise<ObjectList<T> | Status>;
   }
 
   /** GET a subresource (`scale`, `status`, `log`...). */
-  getSubresource<R extends ApiObject = ApiObject>(name: string, subresource: string, o: { signal?: AbortSignal } = {}): Promise<R> {
+  getSubresource<R extends ApiObject = ApiObject>(
+    name: string,
+    subresource: string,
+    o: { signal?: AbortSignal } = {},
+  ): Promise<R> {
     return this.rest.request<R>({ method: 'GET', path: this.path(name, subresource), signal: o.signal });
   }
 
   /** POST to a subresource (`binding`, `eviction`, `token`). */
-  createSubresource<R extends ApiObject = ApiObject>(name: string, subresource: string, body: ApiObject, o: WriteOptions = {}): Promise<R> {
-    return this.rest.request<R>({ method: 'POST', path: this.path(name, subresource), query: writeQuery(o), body, signal: o.signal });
+  createSubresource<R extends ApiObject = ApiObject>(
+    name: string,
+    subresource: string,
+    body: ApiObject,
+    o: WriteOptions = {},
+  ): Promise<R> {
+    return this.rest.request<R>({
+      method: 'POST',
+      path: this.path(name, subresource),
+      query: writeQuery(o),
+      body,
+      signal: o.signal,
+    });
   }
 
   /** PUT a subresource (`scale`, `status`). */
-  updateSubresource<R extends ApiObject = ApiObject>(name: string, subresource: string, body: ApiObject, o: WriteOptions = {}): Promise<R> {
-    return this.rest.request<R>({ method: 'PUT', path: this.path(name, subresource), query: writeQuery(o), body, signal: o.signal });
+  updateSubresource<R extends ApiObject = ApiObject>(
+    name: string,
+    subresource: string,
+    body: ApiObject,
+    o: WriteOptions = {},
+  ): Promise<R> {
+    return this.rest.request<R>({
+      method: 'PUT',
+      path: this.path(name, subresource),
+      query: writeQuery(o),
+      body,
+      signal: o.signal,
+    });
   }
 }
 
@@ -265,7 +319,12 @@ export class Clientset {
 
   /** The client of a kind object (`clientset.resource(PodKind)`), typed by its schema. */
   resource<S extends TObject>(kind: Kind<S>, namespace?: string): ResourceClient<Static<S> & ApiObject> {
-    return new ResourceClient<Static<S> & ApiObject>(this.rest, kind as unknown as Kind, namespace, this.o.watchTransport);
+    return new ResourceClient<Static<S> & ApiObject>(
+      this.rest,
+      kind as unknown as Kind,
+      namespace,
+      this.o.watchTransport,
+    );
   }
 
   /** The client of a kind by apiVersion and kind name (`v1`, `Pod`); throws when the scheme does not know it. */

@@ -56,7 +56,12 @@ function client(o: { timeoutMs?: number; maxRetries?: number } = {}): RestClient
 it('retries a 429 after its Retry-After, for any verb, and sends the bearer token', async () => {
   handler = (_req, res, n) =>
     n === 1
-      ? json(res, 429, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'TooManyRequests', code: 429 }, { 'retry-after': '1' })
+      ? json(
+          res,
+          429,
+          { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'TooManyRequests', code: 429 },
+          { 'retry-after': '1' },
+        )
       : json(res, 201, cm);
   const c = client();
   const got = await c.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: cm });
@@ -70,7 +75,15 @@ it('retries a 429 after its Retry-After, for any verb, and sends the bearer toke
 });
 
 it('retries a GET on 503 with back-off, and gives up after maxRetries with the typed error', async () => {
-  handler = (_req, res) => json(res, 503, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'ServiceUnavailable', code: 503, message: 'down' });
+  handler = (_req, res) =>
+    json(res, 503, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      reason: 'ServiceUnavailable',
+      code: 503,
+      message: 'down',
+    });
   const c = client({ maxRetries: 2 });
   const err = await c.request({ method: 'GET', path: '/api/v1/configmaps' }).catch((e: unknown) => e);
   c.close();
@@ -79,9 +92,12 @@ it('retries a GET on 503 with back-off, and gives up after maxRetries with the t
 });
 
 it('does not retry a POST on a 500 without Retry-After', async () => {
-  handler = (_req, res) => json(res, 500, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'InternalError', code: 500 });
+  handler = (_req, res) =>
+    json(res, 500, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'InternalError', code: 500 });
   const c = client();
-  const err = await c.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: cm }).catch((e: unknown) => e);
+  const err = await c
+    .request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: cm })
+    .catch((e: unknown) => e);
   c.close();
   expect(isInternalError(err)).toBe(true);
   expect(calls).toHaveLength(1);
@@ -100,7 +116,13 @@ it('turns a non-Status error body into a StatusError of the code', async () => {
 });
 
 it('gives up on a 429 after maxRetries, keeping the server-suggested delay on the error', async () => {
-  handler = (_req, res) => json(res, 429, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'TooManyRequests', code: 429 }, { 'retry-after': '0' });
+  handler = (_req, res) =>
+    json(
+      res,
+      429,
+      { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'TooManyRequests', code: 429 },
+      { 'retry-after': '0' },
+    );
   const c = client({ maxRetries: 3 });
   const err = await c.request({ method: 'GET', path: '/api/v1/pods' }).catch((e: unknown) => e);
   c.close();
@@ -111,12 +133,18 @@ it('gives up on a 429 after maxRetries, keeping the server-suggested delay on th
 it('times out a slow request with a Timeout error naming it', async () => {
   handler = (_req, res) => setTimeout(() => json(res, 200, cm), 2000);
   const c = client({ timeoutMs: 200, maxRetries: 0 });
-  const err = await c.request({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/x' }).catch((e: unknown) => e);
+  const err = await c
+    .request({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/x' })
+    .catch((e: unknown) => e);
   c.close();
   expect(isTimeout(err)).toBe(true);
-  expect((err as Error).message).toMatch(/client time-out after 200 ms: GET \/api\/v1\/namespaces\/default\/configmaps\/x/);
+  expect((err as Error).message).toMatch(
+    /client time-out after 200 ms: GET \/api\/v1\/namespaces\/default\/configmaps\/x/,
+  );
 });
 
 it('rejects an unsupported content type', () => {
-  expect(() => new RestClient({ server: url, contentType: 'text/yaml' })).toThrow(/--api-content-type: unsupported content type "text\/yaml"/);
+  expect(() => new RestClient({ server: url, contentType: 'text/yaml' })).toThrow(
+    /--api-content-type: unsupported content type "text\/yaml"/,
+  );
 });

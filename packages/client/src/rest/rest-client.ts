@@ -99,7 +99,9 @@ export function unstructuredResponseError(code: number, method: string, path: st
 
 function isRetriableNetworkError(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT' || code === 'EAI_AGAIN';
+  return (
+    code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT' || code === 'EAI_AGAIN'
+  );
 }
 
 /** Seconds of a `Retry-After` header (delta-seconds form only, as client-go). */
@@ -143,7 +145,11 @@ export class RestClient {
     this.timeoutMs = config.timeoutMs ?? DEFAULT_CLIENT_SETTINGS.timeoutMs;
     this.limiter =
       o.rateLimiter ??
-      new TokenBucket(config.qps ?? DEFAULT_CLIENT_SETTINGS.qps, config.burst ?? DEFAULT_CLIENT_SETTINGS.burst, this.clock);
+      new TokenBucket(
+        config.qps ?? DEFAULT_CLIENT_SETTINGS.qps,
+        config.burst ?? DEFAULT_CLIENT_SETTINGS.burst,
+        this.clock,
+      );
     const tls = {
       ...(config.ca ? { ca: config.ca } : {}),
       ...(config.cert && config.key ? { cert: config.cert, key: config.key } : {}),
@@ -297,7 +303,11 @@ export class RestClient {
     return Math.round(base * (1 + 0.5 * this.random()));
   }
 
-  private send(o: RequestOptions, body: Buffer | undefined, contentType: string | undefined): Promise<{ res: IncomingMessage; body: Buffer }> {
+  private send(
+    o: RequestOptions,
+    body: Buffer | undefined,
+    contentType: string | undefined,
+  ): Promise<{ res: IncomingMessage; body: Buffer }> {
     return new Promise((resolve, reject) => {
       this.open(o, body, contentType, (err, res, req) => {
         if (err || !res) return reject(err);
@@ -335,11 +345,17 @@ export class RestClient {
       cb(err, res, req);
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(url, { method: o.method, headers, agent: this.agent, signal: o.signal }, (res) => finish(undefined, res));
+    const req = send(url, { method: o.method, headers, agent: this.agent, signal: o.signal }, (res) =>
+      finish(undefined, res),
+    );
     let timer: NodeJS.Timeout | undefined;
     if (timeoutMs > 0) {
       timer = setTimeout(() => {
-        const err = new StatusError({ code: 504, reason: 'Timeout', message: `client time-out after ${timeoutMs} ms: ${what}` });
+        const err = new StatusError({
+          code: 504,
+          reason: 'Timeout',
+          message: `client time-out after ${timeoutMs} ms: ${what}`,
+        });
         req.destroy(err);
         finish(err);
       }, timeoutMs);
@@ -363,7 +379,9 @@ export class RestClient {
   async stream(o: Omit<RequestOptions, 'method' | 'body'>): Promise<IncomingMessage> {
     await this.limiter.wait(o.signal);
     const res = await new Promise<IncomingMessage>((resolve, reject) =>
-      this.open({ ...o, method: 'GET', timeoutMs: o.timeoutMs ?? 0 }, undefined, undefined, (err, r) => (err || !r ? reject(err) : resolve(r))),
+      this.open({ ...o, method: 'GET', timeoutMs: o.timeoutMs ?? 0 }, undefined, undefined, (err, r) =>
+        err || !r ? reject(err) : resolve(r),
+      ),
     );
     const code = res.statusCode ?? 0;
     if (code >= 200 && code < 300) return res;

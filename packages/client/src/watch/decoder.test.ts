@@ -14,7 +14,10 @@ describe('JsonWatchDecoder', () => {
     const text = [
       JSON.stringify({ type: 'ADDED', object: cm('a', '1') }),
       JSON.stringify({ type: 'MODIFIED', object: cm('a', '2') }),
-      JSON.stringify({ type: 'BOOKMARK', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: '9' } } }),
+      JSON.stringify({
+        type: 'BOOKMARK',
+        object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: '9' } },
+      }),
       '',
     ].join('\n');
     const bytes = Buffer.from(text);

@@ -149,9 +149,8 @@ export function watchOverWebSocket<T extends ApiObject>(
     headers: { ...client.authHeaders(), Accept: client.contentType },
   });
   const isProtobuf = client.contentType === PROTOBUF_MEDIA_TYPE;
-  const pipe = new EventPipe<T>(
-    isProtobuf ? new ProtobufWatchDecoder(client.protobuf) : new JsonWatchDecoder(),
-    () => ws.close(1000),
+  const pipe = new EventPipe<T>(isProtobuf ? new ProtobufWatchDecoder(client.protobuf) : new JsonWatchDecoder(), () =>
+    ws.close(1000),
   );
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {
@@ -164,7 +163,11 @@ export function watchOverWebSocket<T extends ApiObject>(
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         signal?.removeEventListener('abort', onAbort);
-        reject(new Error(`WebSocket watch refused with status ${res.statusCode}: ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`));
+        reject(
+          new Error(
+            `WebSocket watch refused with status ${res.statusCode}: ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`,
+          ),
+        );
       });
     });
     ws.once('open', () => {

@@ -79,7 +79,10 @@ describe('WorkQueue', () => {
 
   it('takes the maximum of the per-item and overall limiters', () => {
     const clock = new FakeClock();
-    const l = new MaxOfRateLimiter<string>(new ItemExponentialFailureRateLimiter(5, 1_000_000), new BucketRateLimiter(10, 2, clock));
+    const l = new MaxOfRateLimiter<string>(
+      new ItemExponentialFailureRateLimiter(5, 1_000_000),
+      new BucketRateLimiter(10, 2, clock),
+    );
     expect(l.when('a')).toBe(5);
     expect(l.when('b')).toBe(5);
     expect(l.when('c')).toBe(100); // the bucket is empty: 1/10 s

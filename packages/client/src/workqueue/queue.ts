@@ -71,10 +71,14 @@ function queueMetrics(r: MetricsRegistry): Metrics {
       labelNames,
       buckets,
     }),
-    retries: r.counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames }),
+    retries: r.counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+      labelNames,
+    }),
     unfinished: r.gauge({
       name: 'workqueue_unfinished_work_seconds',
-      help: 'How many seconds of work has done that is in progress and hasn\'t been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.',
+      help: "How many seconds of work has done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
       labelNames,
     }),
     longest: r.gauge({

@@ -81,5 +81,8 @@ export class MaxOfRateLimiter<K> implements WorkRateLimiter<K> {
 
 /** client-go's default: max(per-item exponential 5 ms → 1000 s, token bucket 10/s burst 100). */
 export function defaultControllerRateLimiter<K>(clock: Clock = REAL_CLOCK): WorkRateLimiter<K> {
-  return new MaxOfRateLimiter<K>(new ItemExponentialFailureRateLimiter<K>(5, 1_000_000), new BucketRateLimiter<K>(10, 100, clock));
+  return new MaxOfRateLimiter<K>(
+    new ItemExponentialFailureRateLimiter<K>(5, 1_000_000),
+    new BucketRateLimiter<K>(10, 100, clock),
+  );
 }
