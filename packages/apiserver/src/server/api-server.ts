@@ -28,12 +28,14 @@ import { type Serializers, writeError } from '../endpoints/responses/writers';
 import { getRequestInfo } from '../filters/request-info';
 import { maxInFlight } from '../filters/max-in-flight';
 import { requestDeadline } from '../filters/timeout';
-import { defaultStrategy, statusStrategy } from '../registry/generic/default-strategy';
+import { builtinResource, type InstallContext, isVirtualResource } from '../registry/builtin';
+import { statusStrategy } from '../registry/generic/default-strategy';
 import { selectionPredicate } from '../registry/generic/predicate';
-import { GenericStore } from '../registry/generic/store';
+import { GenericStore, type StoreDefinition } from '../registry/generic/store';
 import {
   type Getter,
   type RequestContext,
+  type RestStorage,
   type UpdatedObjectInfo,
   type Updater,
   type ValidateObjectFunc,
@@ -202,6 +204,11 @@ export class ApiServer {
   }
 
   private installResources(): void {
+    const definitions = new Map<string, StoreDefinition>();
+    const install: InstallContext = {
+      definitionOf: (group, resource) => definitions.get(`${group}/${resource}`),
+      kindFor: (apiVersion, kind) => this.scheme.kindFor(apiVersion, kind),
+    };
     const codec = this.codec();
     const base = new StoreStorage(this.store, codec, {
       healthcheckTimeoutMs: this.config.storage.healthcheckTimeoutMs,
@@ -214,6 +221,8 @@ export class ApiServer {
     const storageOfPrefix = new Map<string, Storage>();
     for (const kind of this.scheme.kinds()) {
       if (kind.spec.persisted === false) continue;
+      const behaviour = builtinResource(kind);
+      if (!behaviour || isVirtualResource(behaviour)) continue;
       const owner = groupOfPlural.get(kind.plural);
       if (owner === undefined) groupOfPlural.set(kind.plural, kind.group);
       const keyPrefix =
@@ -231,8 +240,7 @@ export class ApiServer {
         }
         storageOfPrefix.set(keyPrefix, storage);
       }
-      const strategy = defaultStrategy(kind);
-      const common = {
+      const definition: StoreDefinition = {
         kind,
         keyPrefix,
         storage,
@@ -240,22 +248,47 @@ export class ApiServer {
         deleteCollectionWorkers: this.config.limits.deleteCollectionWorkers,
         returnDeletedObject: true,
         ...(kind.kind === 'Event' ? { ttlSeconds: this.config.eventTtlSeconds } : {}),
+        createStrategy: behaviour.strategy,
+        updateStrategy: behaviour.strategy,
+        ...(behaviour.deleteStrategy ? { deleteStrategy: behaviour.deleteStrategy } : {}),
+        ...(behaviour.nameValidator ? { nameValidator: behaviour.nameValidator } : {}),
       };
-      const main = new GenericStore({ ...common, createStrategy: strategy, updateStrategy: strategy });
+      const main = new GenericStore(definition);
+      definitions.set(`${kind.group}/${kind.plural}`, definition);
       this.stores.set(`${kind.group}/${kind.plural}`, main);
-      this.installer.add(this.scope(kind, main, ''));
-      if ('status' in kind.subresources) {
-        const status = new GenericStore({ ...common, createStrategy: strategy, updateStrategy: statusStrategy() });
-        this.installer.add(this.scope(kind, new StatusStore(kind, main, status), 'status'));
+      this.installer.add(this.scope(kind, kind, main, ''));
+      for (const [name, sub] of Object.entries(kind.subresources)) {
+        const bodyKind = sub.kind
+          ? this.scheme.kindFor(
+              sub.kind.group ? `${sub.kind.group}/${sub.kind.version}` : sub.kind.version,
+              sub.kind.kind,
+            )
+          : kind;
+        if (!bodyKind) throw new Error(`${kind.plural}/${name}: the scheme has no kind ${JSON.stringify(sub.kind)}`);
+        let rest: RestStorage | undefined;
+        if (name === 'status') {
+          const status = new GenericStore({ ...definition, updateStrategy: behaviour.status ?? statusStrategy() });
+          rest = new StatusStore(kind, main, status);
+        } else {
+          // A subresource the table does not build (serviceaccounts/token) is not served yet.
+          rest = behaviour.subresources?.[name]?.({ ...install, kind, bodyKind, main, definition });
+        }
+        if (rest) this.installer.add(this.scope(bodyKind, kind, rest, name));
       }
+    }
+    // Virtual resources last: they may reach the stores of the others when a request comes.
+    for (const kind of this.scheme.kinds()) {
+      const behaviour = builtinResource(kind);
+      if (behaviour && isVirtualResource(behaviour))
+        this.installer.add(this.scope(kind, kind, behaviour.virtual(kind, install), ''));
     }
   }
 
-  private scope(kind: Kind, storage: RequestScope['storage'], subresource: string): RequestScope {
+  private scope(kind: Kind, resourceKind: Kind, storage: RequestScope['storage'], subresource: string): RequestScope {
     return {
       kind,
-      resourceKind: kind,
-      resource: kind.plural,
+      resourceKind,
+      resource: resourceKind.plural,
       subresource,
       storage,
       serializers: this.serializers,

@@ -30,6 +30,10 @@ export interface DefaultStrategyOptions {
   validate?: (ctx: RequestContext, obj: ApiObject) => FieldError[];
   /** Kind-specific validation of an update. */
   validateUpdate?: (ctx: RequestContext, obj: ApiObject, old: ApiObject) => FieldError[];
+  /** Kind-specific normalisation of a new object, after the common one (must not fail). */
+  prepareForCreate?: (ctx: RequestContext, obj: ApiObject) => void;
+  /** Kind-specific normalisation of an update, after the common one (must not fail). */
+  prepareForUpdate?: (ctx: RequestContext, obj: ApiObject, old: ApiObject) => void;
 }
 
 /** The default strategy of the main resource of `kind`. */
@@ -48,6 +52,7 @@ export function defaultStrategy(kind: Kind, o: DefaultStrategyOptions = {}): Cre
         if (tracksGeneration) obj.metadata.generation = 1;
         else delete obj.metadata.generation;
       }
+      o.prepareForCreate?.(_ctx, obj);
     },
     validate: (ctx, obj) => o.validate?.(ctx, obj) ?? [],
     prepareForUpdate(_ctx, obj, old) {
@@ -63,13 +68,16 @@ export function defaultStrategy(kind: Kind, o: DefaultStrategyOptions = {}): Cre
       } else if (obj.metadata) {
         delete obj.metadata.generation;
       }
+      o.prepareForUpdate?.(_ctx, obj, old);
     },
     validateUpdate: (ctx, obj, old) => o.validateUpdate?.(ctx, obj, old) ?? [],
   };
 }
 
 /** The strategy of the status subresource: only `status` changes. */
-export function statusStrategy(o: Pick<DefaultStrategyOptions, 'validateUpdate'> = {}): UpdateStrategy {
+export function statusStrategy(
+  o: Pick<DefaultStrategyOptions, 'validateUpdate' | 'prepareForUpdate'> = {},
+): UpdateStrategy {
   return {
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
@@ -79,6 +87,7 @@ export function statusStrategy(o: Pick<DefaultStrategyOptions, 'validateUpdate'>
       Object.assign(obj, structuredClone(old));
       if (status === undefined) delete (obj as Obj).status;
       else (obj as Obj).status = status;
+      o.prepareForUpdate?.(_ctx, obj, old);
     },
     validateUpdate: (ctx, obj, old) => o.validateUpdate?.(ctx, obj, old) ?? [],
   };

@@ -396,7 +396,8 @@ export class GenericStore implements Getter, Lister, Watcher, Creater, Updater, 
       !o.dryRun &&
       m.deletionTimestamp &&
       !m.finalizers?.length &&
-      !(m.deletionGracePeriodSeconds && m.deletionGracePeriodSeconds > 0)
+      !(m.deletionGracePeriodSeconds && m.deletionGracePeriodSeconds > 0) &&
+      !this.def.deleteStrategy?.pendingFinalization?.(object)
     ) {
       try {
         object = await this.def.storage.delete(key, { preconditions: { resourceVersion: m.resourceVersion } });
@@ -438,7 +439,8 @@ export class GenericStore implements Getter, Lister, Watcher, Creater, Updater, 
     const grace = this.def.deleteStrategy?.gracePeriod?.(ctx, current, o.gracePeriodSeconds ?? undefined) ?? 0;
     const finalizers = this.finalizersFor(cm.finalizers ?? [], o);
     const alreadyTerminating = cm.deletionTimestamp !== undefined;
-    const mustWait = finalizers.length > 0 || grace > 0;
+    const pending = (obj: ApiObject): boolean => this.def.deleteStrategy?.pendingFinalization?.(obj) ?? false;
+    const mustWait = finalizers.length > 0 || grace > 0 || pending(current);
 
     if (alreadyTerminating || mustWait) {
       const shorterGrace =
@@ -458,6 +460,7 @@ export class GenericStore implements Getter, Lister, Watcher, Creater, Updater, 
         }
         if (finalizers.length) m.finalizers = finalizers;
         else delete m.finalizers;
+        this.def.deleteStrategy?.prepareForDelete?.(obj);
         return this.withTypeMeta(obj);
       };
       if (o.dryRun) return { object: mark(structuredClone(current)), deleted: false };
@@ -473,7 +476,7 @@ export class GenericStore implements Getter, Lister, Watcher, Creater, Updater, 
           this.fail(err, name, 'delete');
         }
         const um = meta(updated);
-        if (um.finalizers?.length || (um.deletionGracePeriodSeconds ?? 0) > 0) {
+        if (um.finalizers?.length || (um.deletionGracePeriodSeconds ?? 0) > 0 || pending(updated)) {
           return { object: this.withTypeMeta(updated), deleted: false };
         }
         current = updated;

@@ -115,6 +115,14 @@ export interface DeleteStrategy<T extends ApiObject = ApiObject> {
    * Absent: no graceful deletion.
    */
   gracePeriod?(ctx: RequestContext, obj: T, requested: number | undefined): number;
+  /**
+   * True while something other than `metadata.finalizers` holds the object (namespaces: `spec.finalizers`). Such an
+   * object is marked terminating on delete instead of removed, and removed by the update that clears the last hold.
+   * Absent: only metadata finalizers and the grace period hold an object.
+   */
+  pendingFinalization?(obj: T): boolean;
+  /** Changes an object being marked terminating (namespaces: phase Terminating). Must not fail. */
+  prepareForDelete?(obj: T): void;
 }
 
 /** get */

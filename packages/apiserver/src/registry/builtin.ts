@@ -1,0 +1,171 @@
+/**
+ * The built-in resources' behaviour: for each kind, its strategy, delete strategy, name rules, status strategy and
+ * special subresources (model: the `NewStorage` functions of Kubernetes 1.21's `pkg/registry/<group>/<resource>`).
+ * The API server installs every kind of the scheme through this table: a main store with the kind's strategy, a
+ * status store when the kind has a status subresource, and the storages the table builds for the others (scale,
+ * binding, eviction, finalize). Virtual kinds (the reviews) get a create-only storage that stores nothing.
+ *
+ * A kind missing from the table gets the default strategy (generic metadata rules, status kept apart).
+ */
+import { type Kind, type NameValidator, validateNamespaceName } from '@platform/api';
+
+import { daemonSetStrategy } from './apps/daemonset/strategy';
+import { deploymentStrategy } from './apps/deployment/strategy';
+import { replicaCountsStatusStrategy, replicaSetStrategy } from './apps/replicaset/strategy';
+import { statefulSetStrategy } from './apps/statefulset/strategy';
+import { ScaleREST } from './autoscaling/scale/scale-rest';
+import { configMapStrategy } from './core/configmap/strategy';
+import { eventStrategy } from './core/event/strategy';
+import { nodeStrategy } from './core/node/strategy';
+import { replicationControllerStrategy } from './core/replicationcontroller/strategy';
+import { secretStrategy } from './core/secret/strategy';
+import { serviceStrategy } from './core/service/strategy';
+import { BindingREST } from './core/pod/binding';
+import { EvictionREST } from './core/pod/eviction';
+import { podStatusStrategy, podStrategy, POD_DELETE_STRATEGY } from './core/pod/strategy';
+import {
+  NAMESPACE_DELETE_STRATEGY,
+  namespaceFinalizeStrategy,
+  namespaceStatusStrategy,
+  namespaceStrategy,
+} from './core/namespace/strategy';
+import { defaultStrategy, statusStrategy } from './generic/default-strategy';
+import { GenericStore, type StoreDefinition } from './generic/store';
+import { type CreateStrategy, type DeleteStrategy, type RestStorage, type UpdateStrategy } from './rest/rest';
+
+/** What a storage builder may reach while the API server installs its resources. */
+export interface InstallContext {
+  /**
+   * The main store definition of a resource (`group`, plural `resource`), once installed; undefined when the
+   * resource is not served. Call it when a request comes, not while building: resources install in scheme order.
+   */
+  definitionOf(group: string, resource: string): StoreDefinition | undefined;
+  /** The kind `apiVersion`/`kind` of the scheme (the body kind of a subresource). */
+  kindFor(apiVersion: string, kind: string): Kind | undefined;
+}
+
+/** What a subresource builder gets: the parent's kind, main store and store definition, and the install context. */
+export interface SubresourceContext extends InstallContext {
+  /** The kind of the parent resource. */
+  kind: Kind;
+  /** The kind of the subresource's body (the parent kind when the subresource declares none). */
+  bodyKind: Kind;
+  main: GenericStore;
+  definition: StoreDefinition;
+}
+
+/** Builds the storage of one subresource. */
+export type SubresourceBuilder = (c: SubresourceContext) => RestStorage;
+
+/** A stored resource's behaviour. */
+export interface BuiltinResource {
+  strategy: CreateStrategy & UpdateStrategy;
+  deleteStrategy?: DeleteStrategy;
+  /** How names are checked (default: DNS-1123 subdomain). */
+  nameValidator?: NameValidator;
+  /** The strategy of the `status` subresource, when the kind has one (default: only status changes). */
+  status?: UpdateStrategy;
+  /** The other subresources this table serves; a subresource of the kind missing here is not served. */
+  subresources?: Record<string, SubresourceBuilder>;
+}
+
+/** A resource that stores nothing: its storage is built once from its kind and the install context. */
+export interface VirtualResource {
+  virtual: (kind: Kind, c: InstallContext) => RestStorage;
+}
+
+/** An update strategy that changes nothing itself: the caller computes the whole new object (binding). */
+const PASS_THROUGH: UpdateStrategy = {
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  prepareForUpdate: () => {},
+  validateUpdate: () => [],
+};
+
+function storeWith(definition: StoreDefinition, updateStrategy: UpdateStrategy): GenericStore {
+  return new GenericStore({ ...definition, updateStrategy });
+}
+
+function scale(): SubresourceBuilder {
+  return (c) => new ScaleREST(c.bodyKind, c.kind, c.main);
+}
+
+type Entry = (kind: Kind) => BuiltinResource | VirtualResource;
+
+const TABLE: Record<string, Entry> = {
+  '/namespaces': (kind) => ({
+    strategy: namespaceStrategy(kind),
+    deleteStrategy: NAMESPACE_DELETE_STRATEGY,
+    nameValidator: validateNamespaceName,
+    status: namespaceStatusStrategy(),
+    subresources: {
+      finalize: (c) => storeWith(c.definition, namespaceFinalizeStrategy()),
+    },
+  }),
+  '/pods': (kind) => ({
+    strategy: podStrategy(kind),
+    deleteStrategy: POD_DELETE_STRATEGY,
+    status: podStatusStrategy(),
+    subresources: {
+      binding: (c) => {
+        const pods = storeWith(c.definition, PASS_THROUGH);
+        return new BindingREST(c.bodyKind, () => pods);
+      },
+      eviction: (c) =>
+        new EvictionREST(c.bodyKind, c.main, () => {
+          const pdb = c.definitionOf('policy', 'poddisruptionbudgets');
+          return pdb && storeWith(pdb, statusStrategy());
+        }),
+    },
+  }),
+  '/bindings': () => ({
+    virtual: (kind, c) =>
+      new BindingREST(kind, () => {
+        const pods = c.definitionOf('', 'pods');
+        return pods && storeWith(pods, PASS_THROUGH);
+      }),
+  }),
+  '/endpoints': (kind) => ({ strategy: defaultStrategy(kind, { allowCreateOnUpdate: true }) }),
+  '/configmaps': (kind) => ({ strategy: configMapStrategy(kind) }),
+  '/secrets': (kind) => ({ strategy: secretStrategy(kind) }),
+  '/services': (kind) => ({ strategy: serviceStrategy(kind) }),
+  '/nodes': (kind) => ({ strategy: nodeStrategy(kind) }),
+  '/events': (kind) => ({ strategy: eventStrategy(kind) }),
+  '/replicationcontrollers': (kind) => ({
+    strategy: replicationControllerStrategy(kind),
+    status: replicaCountsStatusStrategy(),
+    subresources: { scale: scale() },
+  }),
+  'apps/deployments': (kind) => ({
+    strategy: deploymentStrategy(kind),
+    status: replicaCountsStatusStrategy(),
+    subresources: { scale: scale() },
+  }),
+  'apps/replicasets': (kind) => ({
+    strategy: replicaSetStrategy(kind),
+    status: replicaCountsStatusStrategy(),
+    subresources: { scale: scale() },
+  }),
+  'apps/statefulsets': (kind) => ({
+    strategy: statefulSetStrategy(kind),
+    status: replicaCountsStatusStrategy(),
+    subresources: { scale: scale() },
+  }),
+  'apps/daemonsets': (kind) => ({ strategy: daemonSetStrategy(kind) }),
+};
+
+/** Whether an entry of the table is a virtual resource. */
+export function isVirtualResource(r: BuiltinResource | VirtualResource): r is VirtualResource {
+  return 'virtual' in r;
+}
+
+/**
+ * The behaviour of a kind: its table entry, or the default strategy. Undefined for kinds that are only the body
+ * of a subresource (`verbs: []`: Scale, Eviction, TokenRequest), which have no resource of their own.
+ */
+export function builtinResource(kind: Kind): BuiltinResource | VirtualResource | undefined {
+  if (kind.verbs.length === 0) return undefined;
+  const entry = TABLE[`${kind.group}/${kind.plural}`];
+  if (entry) return entry(kind);
+  return { strategy: defaultStrategy(kind) };
+}
