@@ -18,3 +18,4 @@ export * from './workqueue/rate-limiters';
 export * from './workqueue/queue';
 export * from './leaderelection/leader-elector';
 export * from './events/event-recorder';
+export * from './options/client-connection-options';
