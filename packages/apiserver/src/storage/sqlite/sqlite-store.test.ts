@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -41,6 +41,23 @@ test('a second owner of the same file fails clearly; the lock is released on clo
   await store.close();
   const again = await SqliteStore.open(path);
   await again.close();
+});
+
+test('the database is owner-only; a file that is not a database is refused with an error naming it', async () => {
+  const path = join(dir, 'sub', 'state.db');
+  const store = await SqliteStore.open(path);
+  await store.create('/secret', enc.encode('s'));
+  expect(statSync(path).mode & 0o777).toBe(0o600);
+  expect(statSync(`${path}-wal`).mode & 0o777).toBe(0o600);
+  expect(statSync(join(dir, 'sub')).mode & 0o777).toBe(0o700);
+  await store.close();
+  const garbage = join(dir, 'garbage.db');
+  writeFileSync(garbage, 'this is not a database '.repeat(100));
+  const err = await SqliteStore.open(garbage).catch((e: unknown) => e);
+  expect(isStorageError(err, 'Unreachable')).toBe(true);
+  expect((err as Error).message).toContain(garbage);
+  expect((err as Error).message).toMatch(/not a database/);
+  await expect(SqliteStore.open('relative/state.db')).rejects.toThrow(/must be absolute/);
 });
 
 test('no read scans the log: every query plan searches an index', async () => {

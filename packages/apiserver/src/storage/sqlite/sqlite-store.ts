@@ -16,7 +16,7 @@
  * - One owner: a lock on `<file>.lock` (an exclusive SQLite lock, released by the kernel when the process dies) makes
  *   a second process (or a second store in this process) fail clearly at open.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
@@ -187,20 +187,29 @@ export class SqliteStore implements Store {
    */
   static async open(path: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
     if (!isAbsolute(path)) throw new TypeError(`sqlite store path must be absolute: ${path}`);
-    mkdirSync(dirname(path), { recursive: true });
+    // The store holds every object, Secrets included: owner-only directory and files. SQLite gives the -wal and
+    // -shm files the database file's permissions, so creating the (empty, valid) database file first covers them.
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    for (const f of [path, `${path}.lock`]) {
+      if (!existsSync(f)) closeSync(openSync(f, 'a', 0o600));
+    }
     const lockDb = acquireLock(path);
     let worker: Worker | undefined;
     try {
       worker = startWriter({ path, sqliteModule: require.resolve('better-sqlite3'), schema: SCHEMA_SQL });
       const w = worker;
       const revision = await new Promise<Revision>((res, rej) => {
-        const onError = (e: Error): void => rej(unreachable(`cannot open ${path}: ${e.message}`, e));
+        const onError = (e: Error): void => {
+          const code = (e as { code?: unknown }).code;
+          rej(unreachable(`cannot open ${path}: ${e.message ?? ''}${code ? ` (${String(code)})` : ''}`, e));
+        };
         w.once('error', onError);
         w.once('exit', (code) => rej(unreachable(`cannot open ${path}: writer exited with code ${code}`)));
         w.once('message', (m: WriterMessage) => {
           w.off('error', onError);
           if (m.type === 'ready') res(m.revision);
-          else rej(unreachable(`cannot open ${path}: unexpected message ${m.type}`));
+          else
+            rej(unreachable(`cannot open ${path}: ${m.type === 'fatal' ? m.message : `unexpected message ${m.type}`}`));
         });
       });
       w.removeAllListeners('exit');
@@ -526,11 +535,15 @@ function startWriter(workerData: { path: string; sqliteModule: string; schema: s
 /** Takes the exclusive owner lock of `path` (see the module comment). */
 function acquireLock(path: string): Database.Database {
   const lockPath = `${path}.lock`;
-  const created = !existsSync(lockPath);
-  const db = new Database(lockPath, { timeout: 0 });
+  let db: Database.Database;
+  try {
+    db = new Database(lockPath, { timeout: 0 });
+  } catch (e) {
+    throw unreachable(`cannot open the lock file ${lockPath}: ${e instanceof Error ? e.message : String(e)}`, e);
+  }
   try {
     db.pragma('locking_mode = EXCLUSIVE');
-    if (created) db.exec(`CREATE TABLE IF NOT EXISTS owner (pid INTEGER)`);
+    db.exec(`CREATE TABLE IF NOT EXISTS owner (pid INTEGER)`);
     // A write takes the EXCLUSIVE lock; with locking_mode=EXCLUSIVE it is kept until the connection closes.
     db.exec(`BEGIN EXCLUSIVE; DELETE FROM owner; COMMIT`);
     db.prepare(`INSERT INTO owner (pid) VALUES (?)`).run(process.pid);

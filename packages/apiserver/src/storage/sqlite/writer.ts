@@ -90,6 +90,25 @@ export function writerMain(): void {
   const data = workerData as WriterData & { schema: string };
   const Database = require(data.sqliteModule) as typeof BetterSqlite3;
   const port = parentPort!;
+  try {
+    runWriter(port, data, Database);
+  } catch (e) {
+    // Errors thrown out of a worker lose their message in transit (better-sqlite3's SqliteError); say it ourselves.
+    const code =
+      typeof e === 'object' && e !== null && 'code' in e ? ` (${String((e as { code: unknown }).code)})` : '';
+    port.postMessage({
+      type: 'fatal',
+      message: `${e instanceof Error ? e.message : String(e)}${code}`,
+    } satisfies WriterMessage);
+    port.close();
+  }
+}
+
+function runWriter(
+  port: workerThreads.MessagePort,
+  data: WriterData & { schema: string },
+  Database: typeof BetterSqlite3,
+): void {
   const db = new Database(data.path);
   db.defaultSafeIntegers(true);
   const fresh = (db.prepare(`SELECT COUNT(*) AS n FROM sqlite_master`).get() as { n: bigint }).n === 0n;
