@@ -144,7 +144,23 @@ export class LeaderElector {
       } catch {
         return;
       }
-      if (await this.tryAcquireOrRenew(signal)) {
+      // One renewal may not outlast the renew deadline (a hung request must not keep a stale leader leading).
+      const attempt = new AbortController();
+      const onAbort = (): void => attempt.abort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      const deadline = Math.max(1, c.renewDeadlineMs - (this.clock.now() - lastRenew));
+      this.clock.sleep(deadline, attempt.signal).then(
+        () => attempt.abort(new Error('renew deadline exceeded')),
+        () => {},
+      );
+      let renewed: boolean;
+      try {
+        renewed = await this.tryAcquireOrRenew(attempt.signal);
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+        attempt.abort();
+      }
+      if (renewed) {
         lastRenew = this.clock.now();
         continue;
       }
