@@ -5,6 +5,7 @@
  */
 import { type ApiObject, type ConfigMap, ConfigMapKind, EventKind, isConflict, isNotFound } from '@platform/api';
 import { startTestServer, type TestServer } from '@platform/apiserver';
+import { MetricsRegistry } from '@platform/common';
 import {
   Clientset,
   EventRecorder,
@@ -16,7 +17,6 @@ import {
   splitMetaNamespaceKey,
   WorkQueue,
 } from '@platform/client';
-import { MetricsRegistry } from '@platform/common';
 
 import { waitFor } from './support';
 
