@@ -7,13 +7,18 @@
  *
  * A kind missing from the table gets the default strategy (generic metadata rules, status kept apart).
  */
-import { type Kind, type NameValidator, validateNamespaceName } from '@platform/api';
+import { type Kind, type NameValidator, validateNamespaceName, validatePathSegmentName } from '@platform/api';
 
 import { daemonSetStrategy } from './apps/daemonset/strategy';
 import { deploymentStrategy } from './apps/deployment/strategy';
 import { replicaCountsStatusStrategy, replicaSetStrategy } from './apps/replicaset/strategy';
 import { statefulSetStrategy } from './apps/statefulset/strategy';
+import { TokenReviewREST } from './authentication/tokenreview/rest';
+import { AccessReviewREST } from './authorization/subjectaccessreview/rest';
 import { ScaleREST } from './autoscaling/scale/scale-rest';
+import { cronJobStrategy } from './batch/cronjob/strategy';
+import { jobStrategy } from './batch/job/strategy';
+import { leaseStrategy } from './coordination/lease/strategy';
 import { configMapStrategy } from './core/configmap/strategy';
 import { eventStrategy } from './core/event/strategy';
 import { nodeStrategy } from './core/node/strategy';
@@ -29,9 +34,14 @@ import {
   namespaceStatusStrategy,
   namespaceStrategy,
 } from './core/namespace/strategy';
+import { endpointSliceStrategy } from './discovery/endpointslice/strategy';
 import { defaultStrategy, statusStrategy } from './generic/default-strategy';
 import { GenericStore, type StoreDefinition } from './generic/store';
+import { podDisruptionBudgetStrategy } from './policy/poddisruptionbudget/strategy';
+import { clusterRoleStrategy, roleStrategy } from './rbac/clusterrole/strategy';
+import { clusterRoleBindingStrategy, roleBindingStrategy } from './rbac/rolebinding/strategy';
 import { type CreateStrategy, type DeleteStrategy, type RestStorage, type UpdateStrategy } from './rest/rest';
+import { PriorityClassStore, priorityClassStrategy } from './scheduling/priorityclass/strategy';
 
 /** What a storage builder may reach while the API server installs its resources. */
 export interface InstallContext {
@@ -67,6 +77,8 @@ export interface BuiltinResource {
   status?: UpdateStrategy;
   /** The other subresources this table serves; a subresource of the kind missing here is not served. */
   subresources?: Record<string, SubresourceBuilder>;
+  /** The class of the main store, when the resource needs more than the generic store (default: GenericStore). */
+  store?: new (definition: StoreDefinition) => GenericStore;
 }
 
 /** A resource that stores nothing: its storage is built once from its kind and the install context. */
@@ -152,6 +164,36 @@ const TABLE: Record<string, Entry> = {
     subresources: { scale: scale() },
   }),
   'apps/daemonsets': (kind) => ({ strategy: daemonSetStrategy(kind) }),
+  'batch/jobs': (kind) => ({ strategy: jobStrategy(kind) }),
+  'batch/cronjobs': (kind) => ({ strategy: cronJobStrategy(kind) }),
+  'rbac.authorization.platform/clusterroles': (kind) => ({
+    strategy: clusterRoleStrategy(kind),
+    nameValidator: validatePathSegmentName,
+  }),
+  'rbac.authorization.platform/roles': (kind) => ({
+    strategy: roleStrategy(kind),
+    nameValidator: validatePathSegmentName,
+  }),
+  'rbac.authorization.platform/clusterrolebindings': (kind) => ({
+    strategy: clusterRoleBindingStrategy(kind),
+    nameValidator: validatePathSegmentName,
+  }),
+  'rbac.authorization.platform/rolebindings': (kind) => ({
+    strategy: roleBindingStrategy(kind),
+    nameValidator: validatePathSegmentName,
+  }),
+  'coordination.platform/leases': (kind) => ({ strategy: leaseStrategy(kind) }),
+  'scheduling.platform/priorityclasses': (kind) => ({
+    strategy: priorityClassStrategy(kind),
+    store: PriorityClassStore,
+  }),
+  'policy/poddisruptionbudgets': (kind) => ({ strategy: podDisruptionBudgetStrategy(kind) }),
+  'discovery.platform/endpointslices': (kind) => ({ strategy: endpointSliceStrategy(kind) }),
+  'authorization.platform/subjectaccessreviews': () => ({ virtual: (kind) => new AccessReviewREST(kind) }),
+  'authorization.platform/selfsubjectaccessreviews': () => ({ virtual: (kind) => new AccessReviewREST(kind) }),
+  'authorization.platform/localsubjectaccessreviews': () => ({ virtual: (kind) => new AccessReviewREST(kind) }),
+  'authorization.platform/selfsubjectrulesreviews': () => ({ virtual: (kind) => new AccessReviewREST(kind) }),
+  'authentication.platform/tokenreviews': () => ({ virtual: (kind) => new TokenReviewREST(kind) }),
 };
 
 /** Whether an entry of the table is a virtual resource. */

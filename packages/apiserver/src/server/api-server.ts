@@ -253,7 +253,7 @@ export class ApiServer {
         ...(behaviour.deleteStrategy ? { deleteStrategy: behaviour.deleteStrategy } : {}),
         ...(behaviour.nameValidator ? { nameValidator: behaviour.nameValidator } : {}),
       };
-      const main = new GenericStore(definition);
+      const main = new (behaviour.store ?? GenericStore)(definition);
       definitions.set(`${kind.group}/${kind.plural}`, definition);
       this.stores.set(`${kind.group}/${kind.plural}`, main);
       this.installer.add(this.scope(kind, kind, main, ''));
