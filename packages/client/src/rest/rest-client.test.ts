@@ -2,11 +2,15 @@
  * The retry and error policy of the REST client against a real HTTP server on 127.0.0.1 that answers what each
  * case needs (429 with Retry-After, 503, a non-Status error body, a slow answer).
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { isInternalError, isNotFound, isServiceUnavailable, isTimeout, isTooManyRequests } from '@platform/api';
 
+import { FakeClock } from '../util/clock';
 import { RestClient } from './rest-client';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
@@ -147,4 +151,18 @@ it('rejects an unsupported content type', () => {
   expect(() => new RestClient({ server: url, contentType: 'text/yaml' })).toThrow(
     /--api-content-type: unsupported content type "text\/yaml"/,
   );
+});
+
+it('re-reads a rotated token file at most once a minute', async () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'token-')), 'token');
+  writeFileSync(file, 'first\n');
+  const clock = new FakeClock();
+  const c = new RestClient({ server: url, tokenFile: file }, { clock });
+  expect(c.authHeaders().Authorization).toBe('Bearer first');
+  writeFileSync(file, 'second\n');
+  await clock.advance(59_000);
+  expect(c.authHeaders().Authorization).toBe('Bearer first');
+  await clock.advance(1_000);
+  expect(c.authHeaders().Authorization).toBe('Bearer second');
+  c.close();
 });

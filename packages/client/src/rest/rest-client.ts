@@ -12,7 +12,7 @@
  * did not act on them); other 500/502/503/504 answers and network errors are retried only for GET, with
  * exponential back-off and jitter. At most `maxRetries` times.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 
@@ -124,7 +124,7 @@ export class RestClient {
   private readonly maxRetries: number;
   private readonly random: () => number;
   private readonly timeoutMs: number;
-  private tokenCache?: { token: string; readAt: number; mtimeMs: number };
+  private tokenCache?: { token: string; readAt: number };
 
   constructor(
     readonly config: RestConfig,
@@ -175,13 +175,8 @@ export class RestClient {
     // Re-read a rotated token at most once a minute (client-go's cachingTokenSource).
     if (this.tokenCache && now - this.tokenCache.readAt < 60_000) return this.tokenCache.token;
     try {
-      const mtimeMs = statSync(file).mtimeMs;
-      if (this.tokenCache && this.tokenCache.mtimeMs === mtimeMs) {
-        this.tokenCache.readAt = now;
-        return this.tokenCache.token;
-      }
       const token = readFileSync(file, 'utf8').trim();
-      this.tokenCache = { token, readAt: now, mtimeMs };
+      this.tokenCache = { token, readAt: now };
       return token;
     } catch (err) {
       if (this.tokenCache) return this.tokenCache.token;

@@ -118,4 +118,20 @@ describe('WorkQueue', () => {
     expect(body).toMatch(/workqueue_work_duration_seconds_sum\{name="replicaset"\} 1\.5/);
     expect(body).toMatch(/workqueue_unfinished_work_seconds\{name="replicaset"\} 1\.5/);
   });
+
+  it('keeps the unfinished-work gauges current while a key is processed', async () => {
+    const clock = new FakeClock();
+    const metrics = new MetricsRegistry();
+    const q = new WorkQueue<string>({ clock, metrics, name: 'slow' });
+    const ac = new AbortController();
+    const loop = q.updateMetricsUntil(ac.signal);
+    q.add('a');
+    await q.get();
+    await clock.advance(3000);
+    const { body } = await metrics.exposition();
+    expect(body).toMatch(/workqueue_unfinished_work_seconds\{name="slow"\} 3/);
+    expect(body).toMatch(/workqueue_longest_running_processor_seconds\{name="slow"\} 3/);
+    ac.abort();
+    await loop;
+  });
 });

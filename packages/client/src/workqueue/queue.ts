@@ -223,6 +223,21 @@ export class WorkQueue<K> implements RateLimitingQueue<K> {
     for (const g of this.getters.splice(0)) g({ shutdown: true });
   }
 
+  /**
+   * Keeps the unfinished-work gauges current: updates them every `intervalMs` (500 ms, as client-go) until
+   * `signal` aborts.
+   */
+  async updateMetricsUntil(signal: AbortSignal, intervalMs = 500): Promise<void> {
+    while (!signal.aborted) {
+      this.updateUnfinishedWork();
+      try {
+        await this.clock.sleep(intervalMs, signal);
+      } catch {
+        return;
+      }
+    }
+  }
+
   /** Updates the unfinished-work gauges (call from a metrics scrape or a periodic loop). */
   updateUnfinishedWork(): void {
     if (!this.m) return;
