@@ -25,14 +25,8 @@ export {
 } from './validation/field-errors';
 export * from './validation/names';
 export * from './validation/object-meta';
-export * from './labels/selector';
-export {
-  type LabelSelectorOperator,
-  labelSelectorAsSelector,
-  formatLabelSelector,
-  matchesLabelSelector,
-  parseToLabelSelector,
-  validateLabelSelector,
-  validateLabelSelectorRequirement,
-} from './labels/label-selector';
+export * from './labels';
+export * from './quantity';
+export * from './duration';
+export * from './time';
 export * from './fields';

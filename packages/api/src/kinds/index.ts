@@ -59,7 +59,8 @@ import { ClusterRoleBindingKind, ClusterRoleKind, RoleBindingKind, RoleKind } fr
 import { PriorityClassKind } from './scheduling/v1/priority-class';
 
 export * from './meta-condition';
-export * from './printing';
+// formatLabels and formatLabelSelector are exported by the labels module (same output).
+export { boolPtr, selectorString, workloadWideColumns } from './printing';
 export * from './core/v1/types';
 export * from './core/v1/pod-defaults';
 export * from './core/v1/binding';

@@ -137,24 +137,36 @@ describe('verbs', () => {
   });
 
   it('merges lists by key in strategic merge patches', async () => {
-    const pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
       metadata: { name: 'smp' },
       spec: {
-        containers: [
-          { name: 'a', image: 'a:1' },
-          { name: 'b', image: 'b:1', env: [{ name: 'X', value: '1' }] },
-        ],
+        selector: { matchLabels: { app: 'smp' } },
+        template: {
+          metadata: { labels: { app: 'smp' } },
+          spec: {
+            containers: [
+              { name: 'a', image: 'a:1' },
+              { name: 'b', image: 'b:1', env: [{ name: 'X', value: '1' }] },
+            ],
+          },
+        },
       },
     };
-    expect((await t.request('POST', '/api/v1/namespaces/default/pods', { body: pod })).status).toBe(201);
-    const r = await t.request('PATCH', '/api/v1/namespaces/default/pods/smp', {
-      body: { spec: { containers: [{ name: 'b', env: [{ name: 'Y', value: '2' }] }] } },
+    expect((await t.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment })).status).toBe(
+      201,
+    );
+    const r = await t.request('PATCH', '/apis/apps/v1/namespaces/default/deployments/smp', {
+      body: { spec: { template: { spec: { containers: [{ name: 'b', env: [{ name: 'Y', value: '2' }] }] } } } },
       headers: { 'content-type': 'application/strategic-merge-patch+json' },
     });
     expect(r.status).toBe(200);
-    const containers = r.json.spec.containers as { name: string; image: string; env?: { name: string }[] }[];
+    const containers = r.json.spec.template.spec.containers as {
+      name: string;
+      image: string;
+      env?: { name: string }[];
+    }[];
     expect(containers.map((c) => c.name)).toEqual(['a', 'b']);
     expect(containers[1]?.image).toBe('b:1');
     expect(containers[1]?.env?.map((e) => e.name)).toEqual(['X', 'Y']);
