@@ -181,4 +181,26 @@ describe('SharedIndexInformer', () => {
     ac.abort();
     await run;
   });
+
+  it('isolates a throwing handler from the others and from the informer', async () => {
+    const clock = new FakeClock();
+    const lw = new MemoryListerWatcher();
+    lw.items = [obj('a', 'x', '1')];
+    const inf = new SharedIndexInformer(lw, { clock });
+    inf.addEventHandler({
+      onAdd: () => {
+        throw new Error('handler bug');
+      },
+    });
+    const calls = record(inf);
+    const ac = new AbortController();
+    const run = inf.run(ac.signal);
+    await flushMicrotasks();
+    lw.send({ type: 'ADDED', object: obj('a', 'y', '2') });
+    await flushMicrotasks();
+    expect(calls).toEqual(['add x@1 initial', 'add y@2']);
+    expect(inf.indexer.listKeys().sort()).toEqual(['a/x', 'a/y']);
+    ac.abort();
+    await run;
+  });
 });

@@ -135,7 +135,7 @@ it('gives up on a 429 after maxRetries, keeping the server-suggested delay on th
 });
 
 it('times out a slow request with a Timeout error naming it', async () => {
-  handler = (_req, res) => setTimeout(() => json(res, 200, cm), 2000);
+  handler = (_req, res) => void setTimeout(() => json(res, 200, cm), 2000).unref();
   const c = client({ timeoutMs: 200, maxRetries: 0 });
   const err = await c
     .request({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/x' })
@@ -165,4 +165,33 @@ it('re-reads a rotated token file at most once a minute', async () => {
   await clock.advance(1_000);
   expect(c.authHeaders().Authorization).toBe('Bearer second');
   c.close();
+});
+
+it('reports an undecodable success body as a 500 naming the request, not a crash', async () => {
+  handler = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/vnd.platform.protobuf' });
+    res.end(Buffer.from('not an envelope'));
+  };
+  const c = client();
+  const err = await c
+    .request({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/x' })
+    .catch((e: unknown) => e);
+  c.close();
+  expect(isInternalError(err)).toBe(true);
+  expect((err as Error).message).toMatch(
+    /cannot decode the response to GET \/api\/v1\/namespaces\/default\/configmaps\/x \(application\/vnd\.platform\.protobuf\)/,
+  );
+});
+
+it('retries a GET on a refused connection, then fails with the network error', async () => {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  const c = new RestClient({ server: `http://127.0.0.1:${port}`, qps: 0 }, { maxRetries: 2, random: () => 0 });
+  const t0 = Date.now();
+  const err = await c.request({ method: 'GET', path: '/api/v1/pods' }).catch((e: unknown) => e);
+  c.close();
+  expect((err as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+  expect(Date.now() - t0).toBeGreaterThanOrEqual(200 + 400 - 20); // two back-offs: 200 ms and 400 ms
 });
