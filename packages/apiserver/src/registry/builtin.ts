@@ -21,8 +21,11 @@ import { jobStrategy } from './batch/job/strategy';
 import { leaseStrategy } from './coordination/lease/strategy';
 import { configMapStrategy } from './core/configmap/strategy';
 import { eventStrategy } from './core/event/strategy';
+import { limitRangeStrategy } from './core/limitrange/strategy';
 import { nodeStrategy } from './core/node/strategy';
+import { persistentVolumeClaimStrategy, persistentVolumeStrategy } from './core/persistentvolume/strategy';
 import { replicationControllerStrategy } from './core/replicationcontroller/strategy';
+import { resourceQuotaStatusStrategy, resourceQuotaStrategy } from './core/resourcequota/strategy';
 import { secretStrategy } from './core/secret/strategy';
 import { serviceStrategy } from './core/service/strategy';
 import { BindingREST } from './core/pod/binding';
@@ -143,6 +146,10 @@ const TABLE: Record<string, Entry> = {
   '/services': (kind) => ({ strategy: serviceStrategy(kind) }),
   '/nodes': (kind) => ({ strategy: nodeStrategy(kind) }),
   '/events': (kind) => ({ strategy: eventStrategy(kind) }),
+  '/limitranges': (kind) => ({ strategy: limitRangeStrategy(kind) }),
+  '/resourcequotas': (kind) => ({ strategy: resourceQuotaStrategy(kind), status: resourceQuotaStatusStrategy() }),
+  '/persistentvolumes': (kind) => ({ strategy: persistentVolumeStrategy(kind) }),
+  '/persistentvolumeclaims': (kind) => ({ strategy: persistentVolumeClaimStrategy(kind) }),
   '/replicationcontrollers': (kind) => ({
     strategy: replicationControllerStrategy(kind),
     status: replicaCountsStatusStrategy(),
