@@ -77,6 +77,19 @@ describe.each([PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE])('over %s', (contentType) =
     expect((await cms.list()).items).toEqual([]);
   });
 
+  it('lists every listable kind of the scheme', async () => {
+    const kinds = rest.scheme.kinds().filter((k) => k.verbs.includes('list'));
+    expect(kinds.length).toBeGreaterThan(30);
+    for (const k of kinds) {
+      const client = cs.resource(k);
+      const list = await client.list({ limit: 5 }).catch((e: unknown) => {
+        throw new Error(`${k.apiVersion} ${k.plural}: ${String(e)}`);
+      });
+      expect(Array.isArray(list.items)).toBe(true);
+      expect(list.metadata?.resourceVersion).toBeTruthy();
+    }
+  });
+
   it('gives typed errors carrying the server Status', async () => {
     const cms = cs.resource(ConfigMapKind, ns);
     await cms.create({ metadata: { name: 'dup' } });

@@ -156,8 +156,9 @@ export class ResourceClient<T extends ApiObject = ApiObject> {
   }
 
   /**
-   * Starts a watch. Resolves once the server accepted it (a bad selector or an expired version at the start is a
-   * rejected promise); later errors are thrown from the iteration.
+   * Starts a watch. Resolves when the response starts (a bad selector is a rejected promise); later errors,
+   * including an expired version, are thrown from the iteration. Our API server sends the response head with the
+   * first event, so on a quiet resource this waits for one (pass `signal` to give up).
    */
   async watch(o: ListOptions = {}): Promise<Watch<T>> {
     const query = { ...listQuery(o), watch: 'true' };
