@@ -223,6 +223,70 @@ describe('pods', () => {
   });
 });
 
+describe('services', () => {
+  const SVCS = '/api/v1/namespaces/default/services';
+  const svc = (name: string, spec: object): object => ({
+    metadata: { name },
+    spec: { ports: [{ port: 80, targetPort: 8080 }], selector: { app: name }, ...spec },
+  });
+
+  it('get a cluster IP from the range, once, and give it back on delete', async () => {
+    const a = await t.request('POST', SVCS, { body: svc('ip-a', {}) });
+    expect(a.status).toBe(201);
+    const ip = a.json.spec.clusterIP as string;
+    expect(ip).toMatch(/^10\.0\.0\.\d+$/);
+    expect(a.json.spec.clusterIPs).toEqual([ip]);
+    const taken = await t.request('POST', SVCS, { body: svc('ip-b', { clusterIP: ip }) });
+    expect([taken.status, causes(taken.json)]).toEqual([422, ['FieldValueInvalid spec.clusterIPs[0]']]);
+    expect(taken.json.message).toContain('provided IP is already allocated');
+    const outside = await t.request('POST', SVCS, { body: svc('ip-c', { clusterIP: '192.168.0.1' }) });
+    expect(outside.json.message).toContain('The range of valid IPs is 10.0.0.0/24');
+    const headless = await t.request('POST', SVCS, { body: svc('ip-none', { clusterIP: 'None' }) });
+    expect([headless.status, headless.json.spec.clusterIP]).toEqual([201, 'None']);
+    // An update that leaves the IP out keeps it.
+    const kept = await t.request('PUT', `${SVCS}/ip-a`, { body: { ...svc('ip-a', {}), metadata: a.json.metadata } });
+    expect([kept.status, kept.json.spec.clusterIP]).toEqual([200, ip]);
+    expect((await t.request('DELETE', `${SVCS}/ip-a`)).status).toBe(200);
+    const reused = await t.request('POST', SVCS, { body: svc('ip-d', { clusterIP: ip }) });
+    expect([reused.status, reused.json.spec.clusterIP]).toEqual([201, ip]);
+  });
+
+  it('get node ports for NodePort services, and release them when the type changes', async () => {
+    const np = await t.request('POST', SVCS, { body: svc('np-a', { type: 'NodePort' }) });
+    expect(np.status).toBe(201);
+    const port = np.json.spec.ports[0].nodePort as number;
+    expect(port).toBeGreaterThanOrEqual(30000);
+    expect(port).toBeLessThanOrEqual(32767);
+    const clash = await t.request('POST', SVCS, {
+      body: svc('np-b', { type: 'NodePort', ports: [{ port: 80, nodePort: port }] }),
+    });
+    expect([clash.status, causes(clash.json)]).toEqual([422, ['FieldValueInvalid spec.ports[0].nodePort']]);
+    const back = await t.request('PUT', `${SVCS}/np-a`, {
+      body: {
+        ...np.json,
+        spec: {
+          ...np.json.spec,
+          type: 'ClusterIP',
+          externalTrafficPolicy: undefined,
+          ports: [{ port: 80, targetPort: 8080, protocol: 'TCP' }],
+        },
+      },
+    });
+    expect([back.status, back.json.spec.clusterIP]).toEqual([200, np.json.spec.clusterIP]);
+    const mine = await t.request('POST', SVCS, {
+      body: svc('np-c', { type: 'NodePort', ports: [{ port: 80, nodePort: port }] }),
+    });
+    expect([mine.status, mine.json.spec.ports[0].nodePort]).toEqual([201, port]);
+  });
+
+  it('allocate nothing on a dry run', async () => {
+    const dry = await t.request('POST', `${SVCS}?dryRun=All`, { body: svc('dry', { clusterIP: '10.0.0.200' }) });
+    expect(dry.status).toBe(201);
+    const real = await t.request('POST', SVCS, { body: svc('dry', { clusterIP: '10.0.0.200' }) });
+    expect([real.status, real.json.spec.clusterIP]).toEqual([201, '10.0.0.200']);
+  });
+});
+
 describe('scale', () => {
   it('reads and writes replicas through autoscaling/v1 Scale', async () => {
     const d = await t.request('POST', DEPLOYMENTS, { body: deployment('web') });

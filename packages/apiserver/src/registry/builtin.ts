@@ -27,6 +27,8 @@ import { persistentVolumeClaimStrategy, persistentVolumeStrategy } from './core/
 import { replicationControllerStrategy } from './core/replicationcontroller/strategy';
 import { resourceQuotaStatusStrategy, resourceQuotaStrategy } from './core/resourcequota/strategy';
 import { secretStrategy } from './core/secret/strategy';
+import { cidrRange, portRange, RangeAllocator } from './core/service/allocator';
+import { ServiceStore } from './core/service/storage';
 import { serviceStrategy } from './core/service/strategy';
 import { BindingREST } from './core/pod/binding';
 import { EvictionREST } from './core/pod/eviction';
@@ -39,6 +41,7 @@ import {
 } from './core/namespace/strategy';
 import { endpointSliceStrategy } from './discovery/endpointslice/strategy';
 import { defaultStrategy, statusStrategy } from './generic/default-strategy';
+import { type ObjectStorage } from './generic/storage-interface';
 import { GenericStore, type StoreDefinition } from './generic/store';
 import { podDisruptionBudgetStrategy } from './policy/poddisruptionbudget/strategy';
 import { clusterRoleStrategy, roleStrategy } from './rbac/clusterrole/strategy';
@@ -55,7 +58,20 @@ export interface InstallContext {
   definitionOf(group: string, resource: string): StoreDefinition | undefined;
   /** The kind `apiVersion`/`kind` of the scheme (the body kind of a subresource). */
   kindFor(apiVersion: string, kind: string): Kind | undefined;
+  /** A storage of JSON objects at keys of their own (the range allocations of services). */
+  rangeStorage: ObjectStorage;
+  /** `--store-prefix`: range allocations live under `<prefix>/ranges/`. */
+  storePrefix: string;
+  /** `--service-cluster-ip-range` (an IPv4 CIDR). */
+  serviceClusterIPRange: string;
+  /** `--service-node-port-range` (`<low>-<high>`). */
+  serviceNodePortRange: string;
 }
+
+/** Kubernetes' defaults of `--service-cluster-ip-range` and `--service-node-port-range`. */
+export const DEFAULT_SERVICE_CLUSTER_IP_RANGE = '10.0.0.0/24';
+/** The default `--service-node-port-range`. */
+export const DEFAULT_SERVICE_NODE_PORT_RANGE = '30000-32767';
 
 /** What a subresource builder gets: the parent's kind, main store and store definition, and the install context. */
 export interface SubresourceContext extends InstallContext {
@@ -80,8 +96,8 @@ export interface BuiltinResource {
   status?: UpdateStrategy;
   /** The other subresources this table serves; a subresource of the kind missing here is not served. */
   subresources?: Record<string, SubresourceBuilder>;
-  /** The class of the main store, when the resource needs more than the generic store (default: GenericStore). */
-  store?: new (definition: StoreDefinition) => GenericStore;
+  /** Builds the main store, when the resource needs more than the generic store (default: a GenericStore). */
+  store?: (definition: StoreDefinition, c: InstallContext) => GenericStore;
 }
 
 /** A resource that stores nothing: its storage is built once from its kind and the install context. */
@@ -143,7 +159,24 @@ const TABLE: Record<string, Entry> = {
   '/endpoints': (kind) => ({ strategy: defaultStrategy(kind, { allowCreateOnUpdate: true }) }),
   '/configmaps': (kind) => ({ strategy: configMapStrategy(kind) }),
   '/secrets': (kind) => ({ strategy: secretStrategy(kind) }),
-  '/services': (kind) => ({ strategy: serviceStrategy(kind) }),
+  '/services': (kind) => ({
+    strategy: serviceStrategy(kind),
+    store: (definition, c) =>
+      new ServiceStore(definition, {
+        clusterIPs: new RangeAllocator(
+          cidrRange(c.serviceClusterIPRange),
+          c.rangeStorage,
+          `${c.storePrefix}/ranges/serviceips`,
+          'serviceips',
+        ),
+        nodePorts: new RangeAllocator(
+          portRange(c.serviceNodePortRange),
+          c.rangeStorage,
+          `${c.storePrefix}/ranges/servicenodeports`,
+          'servicenodeports',
+        ),
+      }),
+  }),
   '/nodes': (kind) => ({ strategy: nodeStrategy(kind) }),
   '/events': (kind) => ({ strategy: eventStrategy(kind) }),
   '/limitranges': (kind) => ({ strategy: limitRangeStrategy(kind) }),
@@ -192,7 +225,7 @@ const TABLE: Record<string, Entry> = {
   'coordination.platform/leases': (kind) => ({ strategy: leaseStrategy(kind) }),
   'scheduling.platform/priorityclasses': (kind) => ({
     strategy: priorityClassStrategy(kind),
-    store: PriorityClassStore,
+    store: (definition) => new PriorityClassStore(definition),
   }),
   'policy/poddisruptionbudgets': (kind) => ({ strategy: podDisruptionBudgetStrategy(kind) }),
   'discovery.platform/endpointslices': (kind) => ({ strategy: endpointSliceStrategy(kind) }),

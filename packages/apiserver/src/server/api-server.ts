@@ -28,7 +28,13 @@ import { type Serializers, writeError } from '../endpoints/responses/writers';
 import { getRequestInfo } from '../filters/request-info';
 import { maxInFlight } from '../filters/max-in-flight';
 import { requestDeadline } from '../filters/timeout';
-import { builtinResource, type InstallContext, isVirtualResource } from '../registry/builtin';
+import {
+  builtinResource,
+  DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+  DEFAULT_SERVICE_NODE_PORT_RANGE,
+  type InstallContext,
+  isVirtualResource,
+} from '../registry/builtin';
 import { statusStrategy } from '../registry/generic/default-strategy';
 import { selectionPredicate } from '../registry/generic/predicate';
 import { GenericStore, type StoreDefinition } from '../registry/generic/store';
@@ -86,6 +92,8 @@ export interface ApiServerConfig {
   };
   /** `--event-ttl`, seconds. */
   eventTtlSeconds: number;
+  /** `--service-cluster-ip-range` and `--service-node-port-range` (Kubernetes' defaults when unset). */
+  services?: { clusterIPRange?: string; nodePortRange?: string };
   /** `--advertise-address` (or the bind address), for `/api`'s serverAddressByClientCIDRs. */
   advertiseAddress: string;
   enableProfiling: boolean;
@@ -208,6 +216,12 @@ export class ApiServer {
     const install: InstallContext = {
       definitionOf: (group, resource) => definitions.get(`${group}/${resource}`),
       kindFor: (apiVersion, kind) => this.scheme.kindFor(apiVersion, kind),
+      rangeStorage: new StoreStorage(this.store, jsonCodec, {
+        healthcheckTimeoutMs: this.config.storage.healthcheckTimeoutMs,
+      }),
+      storePrefix: this.config.storage.prefix,
+      serviceClusterIPRange: this.config.services?.clusterIPRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+      serviceNodePortRange: this.config.services?.nodePortRange ?? DEFAULT_SERVICE_NODE_PORT_RANGE,
     };
     const codec = this.codec();
     const base = new StoreStorage(this.store, codec, {
@@ -253,7 +267,7 @@ export class ApiServer {
         ...(behaviour.deleteStrategy ? { deleteStrategy: behaviour.deleteStrategy } : {}),
         ...(behaviour.nameValidator ? { nameValidator: behaviour.nameValidator } : {}),
       };
-      const main = new (behaviour.store ?? GenericStore)(definition);
+      const main = behaviour.store ? behaviour.store(definition, install) : new GenericStore(definition);
       definitions.set(`${kind.group}/${kind.plural}`, definition);
       this.stores.set(`${kind.group}/${kind.plural}`, main);
       this.installer.add(this.scope(kind, kind, main, ''));

@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { jsonCodec } from '@platform/api';
+
+import { SqliteStore } from '../../../storage/sqlite/sqlite-store';
+import { StoreStorage } from '../../../storage/storage';
+import { cidrRange, isAllocationError, portRange, RangeAllocator } from './allocator';
+
+let dir: string;
+let store: SqliteStore;
+let storage: StoreStorage;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'allocator-'));
+  store = await SqliteStore.open(join(dir, 'state.db'));
+  storage = new StoreStorage(store, jsonCodec);
+});
+
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('ranges', () => {
+  it('leave out the network and broadcast addresses of a CIDR', () => {
+    const r = cidrRange('10.0.0.7/29');
+    expect([r.text, r.size, r.valueAt(0), r.valueAt(5)]).toEqual(['10.0.0.0/29', 6, '10.0.0.1', '10.0.0.6']);
+    expect([r.offsetOf('10.0.0.0'), r.offsetOf('10.0.0.7'), r.offsetOf('10.0.0.3'), r.offsetOf('x')]).toEqual([
+      -1, -1, 2, -1,
+    ]);
+  });
+
+  it('number the ports of a port range', () => {
+    const r = portRange('30000-30002');
+    expect([r.size, r.offsetOf(30001), r.offsetOf(29999), r.valueAt(2)]).toEqual([3, 1, -1, 30002]);
+  });
+
+  it.each(['10.0.0.0', '10.0.0.0/31', '::/64', 'x/8'])('reject the CIDR %j', (cidr) => {
+    expect(() => cidrRange(cidr)).toThrow('invalid service cluster IP range');
+  });
+
+  it.each(['30000', '3-2', '0-10', '1-70000'])('reject the port range %j', (text) => {
+    expect(() => portRange(text)).toThrow('invalid service node port range');
+  });
+});
+
+describe('RangeAllocator', () => {
+  it('hands out every value once, then reports the range full; released values come back', async () => {
+    const a = new RangeAllocator(cidrRange('10.1.0.0/30'), storage, '/registry/ranges/test-a', 'test-a', () => 0);
+    const first = await a.allocate();
+    const second = await a.allocate();
+    expect([first, second].sort()).toEqual(['10.1.0.1', '10.1.0.2']);
+    const full = await a.allocate().catch((e: unknown) => e);
+    expect(isAllocationError(full) && full.reason).toBe('Full');
+    await a.release('10.1.0.1');
+    expect(await a.has('10.1.0.1')).toBe(false);
+    expect(await a.allocate()).toBe('10.1.0.1');
+  });
+
+  it('allocates a requested value once, and refuses values out of range', async () => {
+    const a = new RangeAllocator(portRange('30000-30009'), storage, '/registry/ranges/test-b', 'test-b');
+    expect(await a.allocate(30005)).toBe(30005);
+    expect(await a.has(30005)).toBe(true);
+    const again = await a.allocate(30005).catch((e: unknown) => e);
+    expect(isAllocationError(again) && again.reason).toBe('Allocated');
+    const out = await a.allocate(40000).catch((e: unknown) => e);
+    expect(isAllocationError(out) && out.reason).toBe('OutOfRange');
+  });
+
+  it('never gives one value twice to concurrent callers sharing the store', async () => {
+    const a = new RangeAllocator(portRange('31000-31049'), storage, '/registry/ranges/test-c', 'test-c');
+    const b = new RangeAllocator(portRange('31000-31049'), storage, '/registry/ranges/test-c', 'test-c');
+    const got = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).allocate()));
+    expect(new Set(got).size).toBe(50);
+  });
+});
