@@ -7,7 +7,7 @@ import { type FieldError, FieldPath, field, type Kind, type LimitRange } from '@
 
 import { defaultStrategy } from '../../generic/default-strategy';
 import { type CreateStrategy, type UpdateStrategy } from '../../rest/rest';
-import { compareQuantities, parseQuantityValue, QUANTITY_FORMAT_ERROR, type QuantityValue } from '../pod/quantity';
+import { compareQuantities, parseQuantityValue, quantityError, type QuantityValue } from '../pod/quantity';
 
 const LIMIT_TYPES = ['Container', 'PersistentVolumeClaim', 'Pod'];
 const MAPS = ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'] as const;
@@ -27,8 +27,8 @@ export function validateLimitRange(lr: LimitRange): FieldError[] {
       const parsed = new Map<string, QuantityValue>();
       for (const [k, v] of Object.entries(item[m] ?? {})) {
         const q = parseQuantityValue(v);
-        if (!q) errs.push(field.invalid(p.child(m).key(k), v, QUANTITY_FORMAT_ERROR));
-        else if (q.num < 0n) errs.push(field.invalid(p.child(m).key(k), v, 'must be greater than or equal to 0'));
+        if (!q) errs.push(field.invalid(p.child(m).key(k), v, quantityError(v)));
+        else if (q.sign() < 0) errs.push(field.invalid(p.child(m).key(k), v, 'must be greater than or equal to 0'));
         else parsed.set(k, q);
       }
       values[m] = parsed;

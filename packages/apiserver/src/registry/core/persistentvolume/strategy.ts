@@ -17,7 +17,7 @@ import {
 
 import { defaultStrategy } from '../../generic/default-strategy';
 import { type CreateStrategy, type UpdateStrategy } from '../../rest/rest';
-import { parseQuantityValue, QUANTITY_FORMAT_ERROR } from '../pod/quantity';
+import { parseQuantityValue, quantityError } from '../pod/quantity';
 
 const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce'];
 const RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain'];
@@ -41,8 +41,8 @@ function validateStorage(map: Record<string, unknown> | undefined, path: FieldPa
   const storage = map?.storage;
   if (storage === undefined) return [field.required(path.key('storage'), '')];
   const q = parseQuantityValue(storage);
-  if (!q) return [field.invalid(path.key('storage'), storage, QUANTITY_FORMAT_ERROR)];
-  return q.num < 0n ? [field.invalid(path.key('storage'), storage, 'must be greater than or equal to 0')] : [];
+  if (!q) return [field.invalid(path.key('storage'), storage, quantityError(storage))];
+  return q.sign() < 0 ? [field.invalid(path.key('storage'), storage, 'must be greater than or equal to 0')] : [];
 }
 
 /** Validation of a PersistentVolume. */

@@ -1,4 +1,4 @@
-import { compareQuantities, parseQuantityValue } from './quantity';
+import { compareQuantities, parseQuantityValue, quantityError } from './quantity';
 
 describe('quantities', () => {
   it.each<[string, string, -1 | 0 | 1]>([
@@ -20,6 +20,13 @@ describe('quantities', () => {
   });
 
   it('reads JSON numbers', () => {
-    expect(parseQuantityValue(2)).toEqual({ num: 2n, den: 1n });
+    expect(compareQuantities(parseQuantityValue(2)!, parseQuantityValue('2000m')!)).toBe(0);
+  });
+
+  it('says why a value is not a quantity', () => {
+    expect(quantityError('lots')).toBe(
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    );
+    expect(quantityError('1')).toBe('');
   });
 });

@@ -36,8 +36,8 @@ export function podQOSClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort'
     for (const r of ['cpu', 'memory']) {
       const req = requests[r] !== undefined ? parseQuantityValue(requests[r]) : undefined;
       const lim = limits[r] !== undefined ? parseQuantityValue(limits[r]) : undefined;
-      if ((req && req.num !== 0n) || (lim && lim.num !== 0n)) any = true;
-      if (!lim || lim.num === 0n) guaranteed = false;
+      if ((req && !req.isZero()) || (lim && !lim.isZero())) any = true;
+      if (!lim || lim.isZero()) guaranteed = false;
       else if (req && compareQuantities(req, lim) !== 0) guaranteed = false;
     }
   }

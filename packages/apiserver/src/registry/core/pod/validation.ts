@@ -27,7 +27,7 @@ import {
   validateLabels,
 } from '@platform/api';
 
-import { compareQuantities, parseQuantityValue, QUANTITY_FORMAT_ERROR } from './quantity';
+import { compareQuantities, parseQuantityValue, quantityError } from './quantity';
 
 const MAX_INT32 = 2147483647;
 
@@ -78,10 +78,10 @@ export function validateResourceRequirements(
       errs.push(...validateContainerResourceName(name, p));
       const q = parseQuantityValue(value);
       if (!q) {
-        errs.push(field.invalid(p, value, QUANTITY_FORMAT_ERROR));
+        errs.push(field.invalid(p, value, quantityError(value)));
         continue;
       }
-      if (q.num < 0n) errs.push(field.invalid(p, value, 'must be greater than or equal to 0'));
+      if (q.sign() < 0) errs.push(field.invalid(p, value, 'must be greater than or equal to 0'));
       if (which === 'limits') limits.set(name, q);
       else {
         const limit = limits.get(name);
@@ -349,7 +349,7 @@ export function validatePodSpec(spec: Loose<PodSpec> | null | undefined, path: F
     if (!s.name) errs.push(field.required(path.child('imagePullSecrets').index(i).child('name'), ''));
   });
   for (const [k, v] of Object.entries(spec.overhead ?? {})) {
-    if (!parseQuantityValue(v)) errs.push(field.invalid(path.child('overhead').key(k), v, QUANTITY_FORMAT_ERROR));
+    if (!parseQuantityValue(v)) errs.push(field.invalid(path.child('overhead').key(k), v, quantityError(v)));
   }
   (spec.hostAliases ?? []).forEach((a, i) => {
     for (const h of a.hostnames ?? []) {

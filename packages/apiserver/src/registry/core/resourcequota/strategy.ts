@@ -7,7 +7,7 @@ import { type FieldError, FieldPath, field, isQualifiedName, type Kind, type Res
 
 import { defaultStrategy, statusStrategy } from '../../generic/default-strategy';
 import { type CreateStrategy, type UpdateStrategy } from '../../rest/rest';
-import { parseQuantityValue, QUANTITY_FORMAT_ERROR } from '../pod/quantity';
+import { parseQuantityValue, quantityError } from '../pod/quantity';
 
 /** The quota scopes. */
 export const QUOTA_SCOPES = [
@@ -25,8 +25,8 @@ function validateQuantities(map: Record<string, unknown> | undefined, path: Fiel
     const p = path.key(k);
     errs.push(...field.invalidEach(p, k, isQualifiedName(k.replace(/^(requests|limits)\./, ''))));
     const q = parseQuantityValue(v);
-    if (!q) errs.push(field.invalid(p, v, QUANTITY_FORMAT_ERROR));
-    else if (q.num < 0n) errs.push(field.invalid(p, v, 'must be greater than or equal to 0'));
+    if (!q) errs.push(field.invalid(p, v, quantityError(v)));
+    else if (q.sign() < 0) errs.push(field.invalid(p, v, 'must be greater than or equal to 0'));
   }
   return errs;
 }
