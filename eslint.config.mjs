@@ -12,12 +12,7 @@ export default tseslint.config(
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     plugins: { import: importPlugin },
-    settings: {
-      'import/resolver': {
-        typescript: { project: 'packages/*/tsconfig.json', noWarnOnMultipleProjects: true },
-        node: true,
-      },
-    },
+    settings: { 'import/resolver': { node: { extensions: ['.ts', '.js'] } } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',

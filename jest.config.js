@@ -1,4 +1,4 @@
-// One Jest configuration for the whole repository. TypeScript is transformed by swc (type checking is
+// One Jest configuration for the whole repository. TypeScript is transpiled by ts-jest, file by file (type checking is
 // `tsc --build`'s job, run before the tests by `npm test`). Packages import each other through their
 // roots; here those roots map to the sources so that a test never runs against a stale build.
 /** @type {import('jest').Config} */
@@ -8,14 +8,7 @@ module.exports = {
   testMatch: ['**/src/**/*.test.ts', '**/e2e/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/lib/'],
   transform: {
-    '^.+\\.ts$': [
-      '@swc/jest',
-      {
-        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-        module: { type: 'commonjs' },
-        sourceMaps: 'inline',
-      },
-    ],
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.base.json', isolatedModules: true, diagnostics: false }],
   },
   moduleNameMapper: { '^@platform/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts' },
   globalSetup: '<rootDir>/scripts/jest-global-setup.js',

@@ -519,7 +519,7 @@ export class SqliteStore implements Store {
 
 /**
  * Starts the writer thread on the compiled `writer.js` beside this file. From TypeScript sources (Jest, benchmarks
- * run from source) the worker transpiles `writer.ts` itself with the swc hook of `testing/ts-register.js`, so that
+ * run from source) the worker transpiles `writer.ts` itself with the hook of `testing/ts-register.js`, so that
  * whatever instruments this process (a coverage run) does not leak into the worker's code.
  */
 function startWriter(workerData: { path: string; sqliteModule: string; schema: string }): Worker {
