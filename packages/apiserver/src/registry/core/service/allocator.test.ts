@@ -69,9 +69,21 @@ describe('RangeAllocator', () => {
     expect(isAllocationError(out) && out.reason).toBe('OutOfRange');
   });
 
-  it('never gives one value twice to concurrent callers sharing the store', async () => {
+  it('never gives one value twice to concurrent callers of one storage', async () => {
     const a = new RangeAllocator(portRange('31000-31049'), storage, '/registry/ranges/test-c', 'test-c');
     const b = new RangeAllocator(portRange('31000-31049'), storage, '/registry/ranges/test-c', 'test-c');
+    const got = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).allocate()));
+    expect(new Set(got).size).toBe(50);
+  });
+
+  it('never gives one value twice to API servers sharing the store (compare-and-swap between them)', async () => {
+    const a = new RangeAllocator(portRange('31000-31049'), storage, '/registry/ranges/test-d', 'test-d');
+    const b = new RangeAllocator(
+      portRange('31000-31049'),
+      new StoreStorage(store, jsonCodec),
+      '/registry/ranges/test-d',
+      'test-d',
+    );
     const got = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).allocate()));
     expect(new Set(got).size).toBe(50);
   });

@@ -104,6 +104,26 @@ export function portRange(text: string): Range {
   };
 }
 
+/**
+ * The tail of the queue of changes of each bitmap key in this process. Changes of one key run one after the other
+ * (as Kubernetes' allocator locks in-process), so that compare-and-swap conflicts happen only between processes:
+ * concurrent callers of one API server never retry against each other.
+ */
+const queues = new WeakMap<ObjectStorage, Map<string, Promise<unknown>>>();
+
+function serialized<T>(storage: ObjectStorage, key: string, fn: () => Promise<T>): Promise<T> {
+  let byKey = queues.get(storage);
+  if (!byKey) queues.set(storage, (byKey = new Map()));
+  const previous = byKey.get(key) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  const tail = run.catch(() => undefined);
+  byKey.set(key, tail);
+  void tail.then(() => {
+    if (byKey.get(key) === tail) byKey.delete(key);
+  });
+  return run;
+}
+
 /** A range allocator whose bitmap lives in storage. */
 export class RangeAllocator {
   /**
@@ -119,7 +139,11 @@ export class RangeAllocator {
     private readonly random: () => number = Math.random,
   ) {}
 
-  private async change(fn: (bits: Uint8Array) => number): Promise<number> {
+  private change(fn: (bits: Uint8Array) => number): Promise<number> {
+    return serialized(this.storage, this.key, () => this.changeNow(fn));
+  }
+
+  private async changeNow(fn: (bits: Uint8Array) => number): Promise<number> {
     let result = -1;
     await this.storage.guaranteedUpdate(
       this.key,
