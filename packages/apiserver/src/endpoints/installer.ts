@@ -14,10 +14,13 @@ import {
   type APIResourceList,
   type APIVersions,
   compareVersions,
+  errorToStatus,
   formatApiVersion,
   isStatusError,
   StatusError,
 } from '@platform/api';
+
+import { type WebSocket } from 'ws';
 
 import { capabilities, type RequestContext } from '../registry/rest/rest';
 import { type RequestScope } from './handlers/scope';
@@ -178,9 +181,13 @@ export class ApiInstaller {
     info: RequestInfo,
     ctx: RequestContext,
     logBug?: (err: unknown) => void,
+    ws?: WebSocket,
   ): Promise<boolean> {
     let output: OutputFormat | undefined;
     try {
+      if (ws && !(info.isResourceRequest && info.verb === 'watch')) {
+        throw new StatusError({ code: 400, reason: 'BadRequest', message: 'only watches are served over WebSocket' });
+      }
       if (!info.isResourceRequest) {
         if (!info.path.startsWith('/api')) return false;
         const doc = info.verb === 'get' ? this.discovery(info.path) : undefined;
@@ -234,7 +241,7 @@ export class ApiInstaller {
           await listHandler(r);
           break;
         case 'watch':
-          await watchHandler(r);
+          await watchHandler(r, ws);
           break;
         case 'create':
           await createHandler(r);
@@ -259,9 +266,14 @@ export class ApiInstaller {
           });
       }
     } catch (err) {
-      writeError(res, err, this.serializers, output?.format ?? 'json', (e) => {
-        if (!isStatusError(e)) logBug?.(e);
-      });
+      if (!isStatusError(err)) logBug?.(err);
+      if (ws) {
+        // Over a WebSocket, a failure before the stream started is one ERROR event, then the socket closes.
+        ws.send(JSON.stringify({ type: 'ERROR', object: errorToStatus(err).status }));
+        ws.close(1000);
+      } else {
+        writeError(res, err, this.serializers, output?.format ?? 'json');
+      }
     }
     return true;
   }

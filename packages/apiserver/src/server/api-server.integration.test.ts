@@ -337,3 +337,24 @@ describe('content negotiation', () => {
     expect(kubectl.json.kind).toBe('NamespaceList');
   });
 });
+
+describe('shutdown', () => {
+  it('ends open watches at once instead of waiting for them to time out', async () => {
+    const own = await startTestServer();
+    const ended = new Promise<number>((resolve, reject) => {
+      const req = httpsRequest(`${own.url}/api/v1/namespaces/default/configmaps?watch=1`, { ca: own.ca }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(Date.now()));
+        res.on('close', () => resolve(Date.now()));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const start = Date.now();
+    await own.stop();
+    const stoppedAfter = Date.now() - start;
+    expect(stoppedAfter).toBeLessThan(5000);
+    expect((await ended) - start).toBeLessThan(5000);
+  }, 30_000);
+});

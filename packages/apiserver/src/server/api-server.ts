@@ -7,7 +7,7 @@
  * (discovery and resources); anything else falls through to the secure server's own routes (health, metrics,
  * version, profiling) and then to a 404 Status. Authentication, audit and authorization slot in before the limits.
  */
-import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { type IncomingMessage, ServerResponse } from 'node:http';
 
 import {
   type ApiObject,
@@ -20,6 +20,7 @@ import {
   type Scheme,
 } from '@platform/api';
 import { type Logger, namedCheck, SecureServer, type SecureServingInfo } from '@platform/common';
+import { WebSocketServer } from 'ws';
 
 import { ApiInstaller, notFoundPath } from '../endpoints/installer';
 import { buildOpenApi, OPENAPI_PROTOBUF_MEDIA_TYPE, type OpenApiDocument } from '../endpoints/openapi';
@@ -187,6 +188,7 @@ export class ApiServer {
     try {
       server.installResources();
       server.installChain();
+      server.installUpgrades();
       server.installChecks();
     } catch (err) {
       await store.close();
@@ -331,7 +333,10 @@ export class ApiServer {
         return;
       }
       if (!info.isResourceRequest && !info.path.startsWith('/api')) return next();
-      const signal = requestDeadline(req, res, this.config.limits.requestTimeoutMs, this.serializers);
+      const signal = AbortSignal.any([
+        requestDeadline(req, res, this.config.limits.requestTimeoutMs, this.serializers),
+        this.secure.signal,
+      ]);
       limits(req, res, () => {
         const ctx: RequestContext = { namespace: info.namespace, now: this.now, signal };
         this.installer
@@ -339,6 +344,24 @@ export class ApiServer {
           .then((served) => {
             if (!served) next();
           }, next);
+      });
+    });
+  }
+
+  /** Watches over WebSocket: the upgrade is accepted, then the request is dispatched like any other watch. */
+  private installUpgrades(): void {
+    const wss = new WebSocketServer({ noServer: true });
+    this.secure.onUpgrade((req, socket, head) => {
+      const info = getRequestInfo(req);
+      if (!info.isResourceRequest || info.verb !== 'watch') {
+        socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\nonly watches are served over WebSocket\n');
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const ctx: RequestContext = { namespace: info.namespace, now: this.now, signal: this.secure.signal };
+        const logBug = (err: unknown): void => this.config.logger.error('Internal error serving a request', { err });
+        // The response object is never written: the WebSocket carries the answer.
+        void this.installer.serve(req, new ServerResponse(req), info, ctx, logBug, ws);
       });
     });
   }

@@ -199,9 +199,7 @@ it('holds --api-qps on real calls: 1,000 GETs at qps 500, burst 50', async () =>
   );
 }, 30_000);
 
-// TODO(#4): the API server does not serve watches over WebSocket yet (installer.ts calls watchHandler without a
-// socket); enable once it does.
-it.skip('watches over a WebSocket', async () => {
+it('watches over a WebSocket', async () => {
   const rest = new RestClient({ server: ts.url, ca: Buffer.from(ts.ca), qps: 0 });
   const cms = new Clientset(rest, { watchTransport: 'websocket' }).resource(ConfigMapKind, 'default');
   const start = await cms.list();

@@ -12,8 +12,10 @@
  * the drain timeout, then connections are closed), and the shutdown hooks run in reverse registration order.
  */
 import { once } from 'node:events';
+import { type IncomingMessage } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
+import { type Duplex } from 'node:stream';
 import { createSecureContext, type SecureContext, type SecureContextOptions } from 'node:tls';
 
 import express, {
@@ -74,6 +76,9 @@ export function isServingError(err: unknown): err is ServingError {
 
 type Hook = (signal: AbortSignal) => Promise<void> | void;
 
+/** Handles an HTTP upgrade request (WebSocket): the request, its socket and the first bytes after the headers. */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
 /** The HTTPS server of a daemon. Configure (routes, checks, hooks) before `start()`; call `start()` once. */
 export class SecureServer {
   /** Add routes and middleware here before `start()`; they run before the built-in routes. */
@@ -94,6 +99,7 @@ export class SecureServer {
   private isShuttingDown = false;
   private shutdownPromise: Promise<void> | undefined;
   private started = false;
+  private upgradeHandler: UpgradeHandler | undefined;
 
   constructor(private readonly o: SecureServerOptions) {
     this.log = o.logger;
@@ -130,6 +136,15 @@ export class SecureServer {
     if (this.postStartHooks.some((h) => h.name === name))
       throw new Error(`post-start hook ${JSON.stringify(name)} is already registered`);
     this.postStartHooks.push({ name, hook });
+  }
+
+  /**
+   * Handles HTTP upgrades (WebSocket requests), which do not go through the express app. Without a handler an
+   * upgrade request is answered like any other request. Call before `start()`.
+   */
+  onUpgrade(handler: UpgradeHandler): void {
+    if (this.started) throw new Error('cannot add an upgrade handler after the server started');
+    this.upgradeHandler = handler;
   }
 
   /** Registers a hook run at the end of shutdown (reverse registration order), e.g. closing storage. */
@@ -276,6 +291,8 @@ export class SecureServer {
     const byIP = new Map<string, HttpsServer>();
     for (const ip of s.sni.ipNames()) byIP.set(ip, makeServer(s.sni.select(undefined, ip)!));
     this.servers = [main, ...byIP.values()];
+    const upgrade = this.upgradeHandler;
+    if (upgrade) for (const srv of this.servers) srv.on('upgrade', upgrade);
     for (const srv of this.servers) {
       srv.on('tlsClientError', (err: Error) => this.log.v(4).info('TLS handshake error', { err }));
       // These servers never listen themselves (the front listener hands them sockets); Node's HTTP server starts

@@ -108,6 +108,9 @@ export async function watchHandler(r: VerbRequest, ws?: WebSocket): Promise<void
   const sink = ws ? wsSink(ws, r.output.format === 'protobuf') : httpSink(r);
   const timer = setTimeout(() => abort.abort(), watchTimeoutMs(o.timeoutSeconds, r.scope.minRequestTimeoutSeconds));
   sink.onClose(() => abort.abort());
+  // The request's own signal: the client went away, or the server is shutting down.
+  if (r.ctx.signal?.aborted) abort.abort();
+  else r.ctx.signal?.addEventListener('abort', () => abort.abort(), { once: true });
   // Starting the watch validates its options (selectors): those errors are plain Status responses.
   const events = s.watch(ctx, o)[Symbol.asyncIterator]();
   let started = false;
