@@ -279,6 +279,22 @@ describe('services', () => {
     expect([mine.status, mine.json.spec.ports[0].nodePort]).toEqual([201, port]);
   });
 
+  it('release the IP of a service held by a finalizer when its last finalizer goes', async () => {
+    const held = await t.request('POST', SVCS, {
+      body: { ...svc('fin', { clusterIP: '10.0.0.201' }), metadata: { name: 'fin', finalizers: ['example.com/hold'] } },
+    });
+    expect(held.status).toBe(201);
+    const del = await t.request('DELETE', `${SVCS}/fin`);
+    expect(del.status).toBe(202);
+    const fin = await t.request('PUT', `${SVCS}/fin`, {
+      body: { ...del.json, metadata: { ...del.json.metadata, finalizers: [] } },
+    });
+    expect(fin.status).toBe(200);
+    expect((await t.request('GET', `${SVCS}/fin`)).status).toBe(404);
+    const reused = await t.request('POST', SVCS, { body: svc('fin2', { clusterIP: '10.0.0.201' }) });
+    expect(reused.status).toBe(201);
+  });
+
   it('allocate nothing on a dry run', async () => {
     const dry = await t.request('POST', `${SVCS}?dryRun=All`, { body: svc('dry', { clusterIP: '10.0.0.200' }) });
     expect(dry.status).toBe(201);

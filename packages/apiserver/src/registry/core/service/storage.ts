@@ -7,7 +7,8 @@
  * - NodePort and LoadBalancer services get a node port for every port that names none; named ones must be free
  *   and in `--service-node-port-range` (422 otherwise).
  * - An update allocates what the new type needs and releases what the old one held and the new one does not.
- * - A delete that removes the service releases its IP and ports. A dry-run allocates nothing.
+ * - A delete that removes the service releases its IP and ports, and so does the update that removes the last
+ *   finalizer of a terminating service. A dry-run allocates nothing.
  *
  * Allocation happens before the write; when the write fails, what this request allocated is released again.
  */
@@ -188,7 +189,11 @@ export class ServiceStore extends GenericStore {
       await this.release(taken.ips, taken.ports);
       throw err;
     }
-    const now = holdings(result.object as Service);
+    // An update that removed the last finalizer of a terminating service removed the service: it holds nothing.
+    const m = result.object.metadata;
+    const removed =
+      !o.dryRun && !!m?.deletionTimestamp && !m.finalizers?.length && !(m.deletionGracePeriodSeconds ?? 0);
+    const now = removed ? { ports: [] as number[] } : holdings(result.object as Service);
     const before = holdings(old);
     await this.release(
       [...taken.ips, ...(before.ip ? [before.ip] : [])].filter((ip) => ip !== now.ip),
