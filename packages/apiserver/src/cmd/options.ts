@@ -22,6 +22,7 @@ import {
 } from '@platform/common';
 
 import { type ApiServerConfig } from '../server/api-server';
+import { parseServersOverrides } from '../storage/options';
 
 /** The part of the configuration the API server's own families fill in. */
 export type ApiServerFlagsConfig = Partial<
@@ -142,7 +143,8 @@ export class StoreOptions extends OptionGroupBase<ApiServerFlagsConfig> {
         'Per-resource backing store servers overrides, comma separated. The individual override format: group/resource#servers, where servers are URLs, semicolon separated.',
         this.overrides,
         (v) => {
-          if (v.length) throw new Error(NOT_SUPPORTED);
+          parseServersOverrides(v);
+          this.overrides = v;
         },
       ),
       stringFlag(
@@ -219,6 +221,10 @@ export class StoreOptions extends OptionGroupBase<ApiServerFlagsConfig> {
       mediaType: this.mediaType,
       healthcheckTimeoutMs: this.healthcheckTimeoutMs,
       compactionIntervalMs: this.compactionIntervalMs,
+      overrides: this.overrides,
+      countMetricPollPeriodMs: this.countMetricPollPeriodMs,
+      dbMetricPollIntervalMs: this.dbMetricPollIntervalMs,
+      leaseReuseDurationSeconds: this.leaseReuseDurationSeconds,
       ...(this.caFile || this.certFile || this.keyFile
         ? {
             tls: {
@@ -234,8 +240,6 @@ export class StoreOptions extends OptionGroupBase<ApiServerFlagsConfig> {
       defaultSize: this.defaultWatchCacheSize,
       sizes: this.parsedCacheSizes(),
     };
-    if (this.countMetricPollPeriodMs !== 60_000) (config.inert ??= []).push('--store-count-metric-poll-period');
-    if (this.dbMetricPollIntervalMs !== 30_000) (config.inert ??= []).push('--store-db-metric-poll-interval');
   }
 }
 

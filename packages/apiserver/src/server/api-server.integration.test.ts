@@ -358,3 +358,34 @@ describe('shutdown', () => {
     expect((await ended) - start).toBeLessThan(5000);
   }, 30_000);
 });
+
+describe('storage wiring', () => {
+  it('keeps overridden resources on their own store and reports storage metrics', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'overrides-'));
+    const own = await startTestServer((c) => {
+      c.storage.overrides = [`/configmaps#sqlite://${join(dir, 'configmaps.db')}`];
+      c.storage.countMetricPollPeriodMs = 200;
+      c.storage.dbMetricPollIntervalMs = 200;
+    });
+    try {
+      expect((await own.request('POST', CM, { body: cm('elsewhere') })).status).toBe(201);
+      expect((await own.request('GET', `${CM}/elsewhere`)).json.data).toEqual({ a: '1' });
+      let metrics = '';
+      for (let i = 0; i < 50 && !/apiserver_storage_objects\{resource="configmaps"\} 1\b/.test(metrics); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        metrics = (await own.request('GET', '/metrics')).text;
+      }
+      expect(metrics).toMatch(/apiserver_storage_objects\{resource="configmaps"\} 1\b/);
+      expect(metrics).toMatch(/apiserver_storage_objects\{resource="namespaces"\} 4\b/);
+      const endpoints = metrics.match(/apiserver_storage_db_total_size_in_bytes\{endpoint="[^"]+"\} \d+/g) ?? [];
+      expect(endpoints).toHaveLength(2);
+      expect(endpoints.some((e) => e.includes('configmaps.db'))).toBe(true);
+    } finally {
+      await own.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});

@@ -50,9 +50,10 @@ import {
 } from '../registry/rest/rest';
 import { type Codec } from '../storage/api-object';
 import { Cacher } from '../storage/cacher/cacher';
-import { Etcd3Store } from '../storage/etcd3/etcd3-store';
 import { type Store } from '../storage/interface';
-import { parseSqliteUrl, SqliteStore } from '../storage/sqlite/sqlite-store';
+import { StoreFactory } from '../storage/factory';
+import { Compactor, startStorageMetricsPolling } from '../storage/maintenance';
+import { DEFAULT_STORAGE_CONFIG, type StorageConfig } from '../storage/options';
 import { type Storage, StoreStorage } from '../storage/storage';
 
 /** Everything the API server is built from (what the command line options produce). */
@@ -72,6 +73,14 @@ export interface ApiServerConfig {
     healthcheckTimeoutMs: number;
     /** `--store-compaction-interval`, ms; 0 disables compaction. */
     compactionIntervalMs?: number;
+    /** `--store-servers-overrides`: `group/resource#server;server` (core group: `/pods#...`). */
+    overrides?: string[];
+    /** `--store-count-metric-poll-period`, ms; 0 disables `apiserver_storage_objects`. */
+    countMetricPollPeriodMs?: number;
+    /** `--store-db-metric-poll-interval`, ms; 0 disables `apiserver_storage_db_total_size_in_bytes`. */
+    dbMetricPollIntervalMs?: number;
+    /** `--lease-reuse-duration-seconds`. */
+    leaseReuseDurationSeconds?: number;
   };
   watchCache: {
     /** `--watch-cache`. */
@@ -107,21 +116,21 @@ export interface ApiServerConfig {
 /** The namespaces the bootstrap controller keeps in existence. */
 export const SYSTEM_NAMESPACES = ['default', 'system', 'public', 'node-lease'];
 
-/** Opens the backing store named by `--store-servers`. */
-export async function openStore(servers: string[], tls?: ApiServerConfig['storage']['tls']): Promise<Store> {
-  const first = servers[0];
-  if (!first) throw new Error('--store-servers must name the backing store (sqlite:///path/state.db or etcd URLs)');
-  if (first.startsWith('sqlite:')) {
-    if (servers.length > 1) throw new Error('--store-servers: an embedded sqlite store takes exactly one URL');
-    return SqliteStore.open(parseSqliteUrl(first));
-  }
-  for (const s of servers) {
-    if (!/^https?:\/\/[^/]+/.test(s))
-      throw new Error(
-        `--store-servers: invalid server ${JSON.stringify(s)}: expected http(s)://host:port or sqlite:///path`,
-      );
-  }
-  return new Etcd3Store({ endpoints: servers, ...(tls ? { tls } : {}) });
+/** The storage configuration of the store factory, from the server's. */
+function storageConfig(c: ApiServerConfig): StorageConfig {
+  const s = c.storage;
+  return {
+    ...DEFAULT_STORAGE_CONFIG,
+    storeServers: s.servers,
+    storeServersOverrides: s.overrides ?? [],
+    storePrefix: s.prefix,
+    storeHealthcheckTimeoutMs: s.healthcheckTimeoutMs,
+    storageMediaType: s.mediaType,
+    leaseReuseDurationSeconds: s.leaseReuseDurationSeconds ?? DEFAULT_STORAGE_CONFIG.leaseReuseDurationSeconds,
+    ...(s.tls?.caFile ? { storeCaFile: s.tls.caFile } : {}),
+    ...(s.tls?.certFile ? { storeCertFile: s.tls.certFile } : {}),
+    ...(s.tls?.keyFile ? { storeKeyFile: s.tls.keyFile } : {}),
+  };
 }
 
 /** A status subresource: get and update of the parent's storage, with the status strategy. */
@@ -155,11 +164,14 @@ export class ApiServer {
   private readonly serializers: Serializers;
   private readonly caches: Cacher[] = [];
   private readonly stores = new Map<string, GenericStore>();
+  private readonly bases = new Map<Store, StoreStorage>();
   private readonly now: () => number;
 
   private constructor(
     private readonly config: ApiServerConfig,
-    private readonly store: Store,
+    private readonly factory: StoreFactory,
+    /** The Store of each resource (`group/resource`), opened before anything is installed. */
+    private readonly storeOf: Map<string, Store>,
   ) {
     this.now = config.now ?? Date.now;
     this.scheme = builtinScheme();
@@ -183,18 +195,42 @@ export class ApiServer {
 
   /** Builds the server: opens the store and prepares every resource. Nothing listens until `start()`. */
   static async create(config: ApiServerConfig): Promise<ApiServer> {
-    const store = await openStore(config.storage.servers, config.storage.tls);
-    const server = new ApiServer(config, store);
+    const factory = new StoreFactory(storageConfig(config));
+    const storeOf = new Map<string, Store>();
     try {
+      // Every resource's store is opened now (per --store-servers-overrides), so a bad server fails the start.
+      for (const kind of builtinScheme().kinds()) {
+        const key = `${kind.group}/${kind.plural}`;
+        if (!storeOf.has(key)) storeOf.set(key, await factory.storeFor({ group: kind.group, resource: kind.plural }));
+      }
+      const server = new ApiServer(config, factory, storeOf);
       server.installResources();
       server.installChain();
       server.installUpgrades();
       server.installChecks();
+      return server;
     } catch (err) {
-      await store.close();
+      await factory.close();
       throw err;
     }
-    return server;
+  }
+
+  /** The Store of a resource (the default one for resources without their own). */
+  private storeFor(group: string, resource: string): Store {
+    const store = this.storeOf.get(`${group}/${resource}`) ?? this.storeOf.get('/namespaces');
+    if (!store) throw new Error(`no store opened for ${group}/${resource}`);
+    return store;
+  }
+
+  /** The typed storage over a resource's Store, shared by every resource on the same Store. */
+  private baseStorage(kind: Kind): StoreStorage {
+    const store = this.storeFor(kind.group, kind.plural);
+    let base = this.bases.get(store);
+    if (!base) {
+      base = new StoreStorage(store, this.codec(), { healthcheckTimeoutMs: this.config.storage.healthcheckTimeoutMs });
+      this.bases.set(store, base);
+    }
+    return base;
   }
 
   private codec(): Codec {
@@ -218,17 +254,13 @@ export class ApiServer {
     const install: InstallContext = {
       definitionOf: (group, resource) => definitions.get(`${group}/${resource}`),
       kindFor: (apiVersion, kind) => this.scheme.kindFor(apiVersion, kind),
-      rangeStorage: new StoreStorage(this.store, jsonCodec, {
+      rangeStorage: new StoreStorage(this.storeFor('', 'services'), jsonCodec, {
         healthcheckTimeoutMs: this.config.storage.healthcheckTimeoutMs,
       }),
       storePrefix: this.config.storage.prefix,
       serviceClusterIPRange: this.config.services?.clusterIPRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE,
       serviceNodePortRange: this.config.services?.nodePortRange ?? DEFAULT_SERVICE_NODE_PORT_RANGE,
     };
-    const codec = this.codec();
-    const base = new StoreStorage(this.store, codec, {
-      healthcheckTimeoutMs: this.config.storage.healthcheckTimeoutMs,
-    });
     // Versions of one group share their resource's storage (and watch cache), as in Kubernetes. Objects are stored
     // in the version that wrote them and read back in any version of the group; the schemas of those versions are
     // compatible, so no conversion runs yet. A resource name reused by another group (core and events.platform
@@ -247,6 +279,7 @@ export class ApiServer {
           : `${this.config.storage.prefix}/${kind.group}/${kind.plural}`;
       let storage = storageOfPrefix.get(keyPrefix);
       if (!storage) {
+        const base = this.baseStorage(kind);
         storage = base;
         const size = this.cacheSize(kind);
         if (size > 0) {
@@ -368,40 +401,70 @@ export class ApiServer {
 
   private installChecks(): void {
     const timeoutMs = this.config.storage.healthcheckTimeoutMs;
-    this.secure.health.addHealthChecks(namedCheck('store', () => this.store.check(timeoutMs)));
+    const stores = [...new Set(this.storeOf.values())];
+    this.secure.health.addHealthChecks(
+      namedCheck('store', async () => {
+        await Promise.all(stores.map((s) => s.check(timeoutMs)));
+      }),
+    );
     this.secure.addPostStartHook('generic-apiserver-start-informers', async () => {
       await Promise.all(this.caches.map((c) => c.start()));
     });
     this.secure.addPostStartHook('bootstrap-controller', () => this.ensureNamespaces());
-    const compaction = this.startCompaction();
+    // --store-compaction-interval: each store is compacted to the revision it had one interval before.
+    const compactors = stores.map(
+      (store) =>
+        new Compactor(store, (err) =>
+          this.config.logger.warn('Compaction failed; will retry at the next interval', { err }),
+        ),
+    );
+    for (const c of compactors) c.start(this.config.storage.compactionIntervalMs ?? 0);
+    this.startStorageMetrics();
     this.secure.addShutdownHook('storage', async () => {
-      clearInterval(compaction);
+      for (const c of compactors) c.stop();
       await Promise.all(this.caches.map((c) => c.stop()));
-      await this.store.close();
+      await this.factory.close();
     });
   }
 
-  /**
-   * `--store-compaction-interval`: every interval, compacts the store to the revision it had one interval before
-   * (as Kubernetes' compactor does), so watches and paged lists keep that much history.
-   */
-  private startCompaction(): NodeJS.Timeout | undefined {
-    const interval = this.config.storage.compactionIntervalMs ?? 0;
-    if (interval <= 0) return undefined;
-    let previous: bigint | undefined;
-    const timer = setInterval(() => {
-      void (async () => {
-        try {
-          const current = await this.store.currentRevision();
-          if (previous !== undefined && previous > 0n) await this.store.compact(previous);
-          previous = current;
-        } catch (err) {
-          this.config.logger.warn('Compaction failed; will retry at the next interval', { err });
-        }
-      })();
-    }, interval);
-    timer.unref();
-    return timer;
+  /** `apiserver_storage_objects{resource}` and `apiserver_storage_db_total_size_in_bytes{endpoint}`, polled. */
+  private startStorageMetrics(): void {
+    const objects = this.secure.metrics.gauge({
+      name: 'apiserver_storage_objects',
+      help: 'Number of stored objects at the time of last check split by kind.',
+      labelNames: ['resource'],
+    });
+    const dbSize = this.secure.metrics.gauge({
+      name: 'apiserver_storage_db_total_size_in_bytes',
+      help: 'Total size of the storage database file physically allocated in bytes.',
+      labelNames: ['endpoint'],
+    });
+    const resources = [...this.stores.values()].map((s) => ({
+      label: s.kind.group ? `${s.kind.plural}.${s.kind.group}` : s.kind.plural,
+      prefix: `${s.keyPrefix}/`,
+      store: this.storeFor(s.kind.group, s.kind.plural),
+    }));
+    const endpoints = new Map<Store, string>();
+    for (const kind of this.scheme.kinds()) {
+      const store = this.storeFor(kind.group, kind.plural);
+      if (!endpoints.has(store))
+        endpoints.set(
+          store,
+          this.factory.serversFor({ group: kind.group, resource: kind.plural }).join(',') || 'embedded',
+        );
+    }
+    startStorageMetricsPolling(
+      { resources, stores: [...endpoints].map(([store, endpoint]) => ({ endpoint, store })) },
+      {
+        setObjectCount: (resource, count) => objects.set({ resource }, count),
+        setDbSize: (endpoint, bytes) => dbSize.set({ endpoint }, bytes),
+      },
+      {
+        countMs: this.config.storage.countMetricPollPeriodMs ?? 60_000,
+        dbSizeMs: this.config.storage.dbMetricPollIntervalMs ?? 30_000,
+      },
+      this.secure.signal,
+    );
   }
 
   /** Creates the system namespaces that are missing (the bootstrap controller's first pass). */

@@ -132,6 +132,11 @@ export class GenericStore implements Getter, Lister, Watcher, Creater, Updater, 
     this.suffix = def.randomSuffix ?? randomSuffix;
   }
 
+  /** The storage key prefix of the resource (`/registry/pods`). */
+  get keyPrefix(): string {
+    return this.def.keyPrefix;
+  }
+
   /** The group and resource, as errors name them. */
   get groupResource(): GroupResource {
     return this.gr;
