@@ -203,8 +203,8 @@ const TABLE: Record<string, Entry> = {
     status: replicaCountsStatusStrategy(),
     subresources: { scale: scale() },
   }),
-  'apps/daemonsets': (kind) => ({ strategy: daemonSetStrategy(kind) }),
-  'batch/jobs': (kind) => ({ strategy: jobStrategy(kind) }),
+  'apps/daemonsets': (kind) => ({ strategy: daemonSetStrategy(kind), status: replicaCountsStatusStrategy() }),
+  'batch/jobs': (kind) => ({ strategy: jobStrategy(kind), status: replicaCountsStatusStrategy() }),
   'batch/cronjobs': (kind) => ({ strategy: cronJobStrategy(kind) }),
   'rbac.authorization.platform/clusterroles': (kind) => ({
     strategy: clusterRoleStrategy(kind),

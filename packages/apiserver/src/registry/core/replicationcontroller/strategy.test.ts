@@ -29,9 +29,11 @@ describe('validateReplicationController', () => {
     expect(show(validateReplicationController(rc(spec)))).toEqual(expected);
   });
 
-  it('keeps status counts non-negative', () => {
-    expect(show(validateReplicaCounts({ replicas: 1, readyReplicas: -1 }))).toEqual([
-      'FieldValueInvalid status.readyReplicas',
-    ]);
+  it.each<[string, Record<string, unknown>, string[]]>([
+    ['replica counts', { replicas: 1, readyReplicas: -1 }, ['FieldValueInvalid status.readyReplicas']],
+    ['daemon set counts', { numberReady: -1, desiredNumberScheduled: 2 }, ['FieldValueInvalid status.numberReady']],
+    ['job counts', { active: 0, failed: -2 }, ['FieldValueInvalid status.failed']],
+  ])('keeps %s non-negative', (_name, status, expected) => {
+    expect(show(validateReplicaCounts(status))).toEqual(expected);
   });
 });

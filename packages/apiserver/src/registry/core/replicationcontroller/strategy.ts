@@ -52,19 +52,34 @@ export function validateReplicationController(rc: ReplicationController): FieldE
   return errs;
 }
 
-/** Validation of the status of a replicated kind: every count non-negative. */
+/** The status counts of the workload kinds, none of which may be negative. */
+export const STATUS_COUNTS = [
+  'replicas',
+  'fullyLabeledReplicas',
+  'readyReplicas',
+  'availableReplicas',
+  'updatedReplicas',
+  'currentReplicas',
+  'unavailableReplicas',
+  'observedGeneration',
+  'collisionCount',
+  'currentNumberScheduled',
+  'numberMisscheduled',
+  'desiredNumberScheduled',
+  'numberReady',
+  'updatedNumberScheduled',
+  'numberAvailable',
+  'numberUnavailable',
+  'active',
+  'succeeded',
+  'failed',
+];
+
+/** Validation of the status of a workload kind: every count non-negative. */
 export function validateReplicaCounts(status: Record<string, unknown> | undefined): FieldError[] {
   const path = new FieldPath('status');
   const errs: FieldError[] = [];
-  for (const k of [
-    'replicas',
-    'fullyLabeledReplicas',
-    'readyReplicas',
-    'availableReplicas',
-    'updatedReplicas',
-    'currentReplicas',
-    'observedGeneration',
-  ]) {
+  for (const k of STATUS_COUNTS) {
     const v = status?.[k];
     if (typeof v === 'number') errs.push(...nonNegative(v, path.child(k)));
   }
