@@ -413,6 +413,31 @@ describe('rbac', () => {
   });
 });
 
+describe('priority classes', () => {
+  const PCS = '/apis/scheduling.platform/v1/priorityclasses';
+  it('allow one global default, and reserve the system- prefix', async () => {
+    const first = await t.request('POST', PCS, {
+      body: { metadata: { name: 'default-a' }, value: 10, globalDefault: true },
+    });
+    expect(first.status).toBe(201);
+    const second = await t.request('POST', PCS, {
+      body: { metadata: { name: 'default-b' }, value: 20, globalDefault: true },
+    });
+    expect([second.status, second.json.reason]).toEqual([403, 'Forbidden']);
+    expect(second.json.message).toContain('PriorityClass default-a is already marked as default');
+    const plain = await t.request('POST', PCS, { body: { metadata: { name: 'plain' }, value: 5 } });
+    expect(plain.status).toBe(201);
+    const promote = await t.request('PUT', `${PCS}/plain`, { body: { ...plain.json, globalDefault: true } });
+    expect(promote.status).toBe(403);
+    const again = await t.request('PUT', `${PCS}/default-a`, {
+      body: { ...first.json, description: 'still the default' },
+    });
+    expect(again.status).toBe(200);
+    const reserved = await t.request('POST', PCS, { body: { metadata: { name: 'system-mine' }, value: 1 } });
+    expect([reserved.status, causes(reserved.json)]).toEqual([422, ['FieldValueForbidden metadata.name']]);
+  });
+});
+
 describe('reviews', () => {
   it('answer access reviews with the AlwaysAllow decision, and store nothing', async () => {
     const r = await t.request('POST', '/apis/authorization.platform/v1/subjectaccessreviews', {
