@@ -81,8 +81,8 @@ export class ServiceStore extends GenericStore {
           ? `provided ${what} is already allocated`
           : reason === 'OutOfRange'
             ? `provided ${what} is not in the valid range. The range of valid ${what}s is ${range}`
-            : `failed to allocate a ${what}: range ${range} is full`;
-      throw invalid({ group: '', kind: 'Service' }, name, [field.invalid(path, value, detail)]);
+            : `failed to allocate ${what === 'IP' ? 'an IP' : 'a port'}: range ${range} is full`;
+      throw invalid({ group: '', kind: 'Service' }, name, [field.invalid(path, value ?? '', detail)]);
     };
     const fail = (path: FieldPath, value: unknown, err: unknown, what: string, range: string): never => {
       if (!isAllocationError(err)) throw err;
