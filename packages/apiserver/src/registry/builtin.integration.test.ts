@@ -471,3 +471,34 @@ describe('reviews', () => {
     });
   });
 });
+
+describe('configured service ranges', () => {
+  it('allocate from --service-cluster-ip-range and --service-node-port-range, and say when a range is full', async () => {
+    const small = await startTestServer((c) => {
+      c.services = { clusterIPRange: '10.9.0.0/30', nodePortRange: '30100-30100' };
+    });
+    try {
+      const SVCS = '/api/v1/namespaces/default/services';
+      const svc = (name: string, type = 'ClusterIP'): object => ({
+        metadata: { name },
+        spec: { type, ports: [{ port: 80 }] },
+      });
+      const a = await small.request('POST', SVCS, { body: svc('a', 'NodePort') });
+      expect([a.status, a.json.spec.ports[0].nodePort]).toEqual([201, 30100]);
+      expect(['10.9.0.1', '10.9.0.2']).toContain(a.json.spec.clusterIP);
+      const noPort = await small.request('POST', SVCS, { body: svc('b', 'NodePort') });
+      expect([noPort.status, causes(noPort.json)]).toEqual([422, ['FieldValueInvalid spec.ports[0].nodePort']]);
+      expect(noPort.json.message).toContain('failed to allocate a port: range 30100-30100 is full');
+      // The IP taken for the refused service was given back: one is still free.
+      expect((await small.request('POST', SVCS, { body: svc('c') })).status).toBe(201);
+      const full = await small.request('POST', SVCS, { body: svc('d') });
+      expect([full.status, full.json.message]).toEqual([
+        422,
+        expect.stringContaining('failed to allocate an IP: range 10.9.0.0/30 is full'),
+      ]);
+    } finally {
+      await small.stop();
+    }
+    expect(small.errors).toEqual([]);
+  }, 60_000);
+});
