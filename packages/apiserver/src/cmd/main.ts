@@ -84,6 +84,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       (serving.bindAddress === '0.0.0.0' || serving.bindAddress === '::' ? '127.0.0.1' : serving.bindAddress),
     enableProfiling: collected.profiling?.enableProfiling ?? true,
     shutdownDelayMs: collected.shutdownDelayMs ?? 0,
+    ...(collected.services ? { services: collected.services } : {}),
   };
   let server: ApiServer;
   try {

@@ -14,7 +14,6 @@ import {
   intFlag,
   ipFlag,
   OptionGroupBase,
-  portRangeFlag,
   stringFlag,
   stringsFlag,
   mapFlag,
@@ -26,7 +25,7 @@ import { parseServersOverrides } from '../storage/options';
 
 /** The part of the configuration the API server's own families fill in. */
 export type ApiServerFlagsConfig = Partial<
-  Pick<ApiServerConfig, 'storage' | 'watchCache' | 'limits' | 'eventTtlSeconds' | 'shutdownDelayMs'>
+  Pick<ApiServerConfig, 'storage' | 'watchCache' | 'limits' | 'eventTtlSeconds' | 'shutdownDelayMs' | 'services'>
 > & {
   advertiseAddress?: string;
   /** Options accepted that have no effect yet (printed as a warning at start). */
@@ -257,6 +256,8 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
   goawayChance = 0;
   eventTtlMs = 3600_000;
   deleteCollectionWorkers = 1;
+  serviceClusterIPRange = '';
+  serviceNodePortRange = '30000-32767';
   private readonly inert: string[] = [];
 
   constructor() {
@@ -382,21 +383,25 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
           },
         ),
       ),
-      this.inertFlag(
-        cidrFlag(
-          'service-cluster-ip-range',
-          'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods. Max of two dual-stack CIDRs is allowed.',
-          '',
-          () => {},
-        ),
+      cidrFlag(
+        'service-cluster-ip-range',
+        'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods. Max of two dual-stack CIDRs is allowed.',
+        this.serviceClusterIPRange,
+        (v) => (this.serviceClusterIPRange = v),
       ),
-      this.inertFlag(
-        portRangeFlag(
-          'service-node-port-range',
-          "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.",
-          { base: 30000, size: 2768 },
-          () => {},
-        ),
+      stringFlag(
+        'service-node-port-range',
+        "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.",
+        this.serviceNodePortRange,
+        (v) => (this.serviceNodePortRange = v),
+        {
+          type: 'portRange',
+          validate: (v) => {
+            const m = /^(\d+)-(\d+)$/.exec(v);
+            if (!m || Number(m[1]) > Number(m[2]) || Number(m[2]) > 65535)
+              throw new Error('must be N1-N2 with 0 <= N1 <= N2 <= 65535');
+          },
+        },
       ),
       this.inertFlag(
         intFlag(
@@ -480,6 +485,10 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
       deleteCollectionWorkers: this.deleteCollectionWorkers,
     };
     config.eventTtlSeconds = Math.ceil(this.eventTtlMs / 1000);
+    config.services = {
+      ...(this.serviceClusterIPRange ? { clusterIPRange: this.serviceClusterIPRange } : {}),
+      nodePortRange: this.serviceNodePortRange,
+    };
     config.shutdownDelayMs = this.shutdownDelayMs;
     (config.inert ??= []).push(...this.inert);
     if (this.enablePriorityAndFairness && this.isSet('enable-priority-and-fairness')) {
