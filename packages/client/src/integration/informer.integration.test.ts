@@ -132,10 +132,7 @@ describe.each([PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE])('informer over %s', (conte
     for (let i = 0; i < 130; i++) await cms.patch('a', 'merge', { data: { v: `c-${i}` } });
     await cms.delete('pre-1');
     await cms.create({ metadata: { name: 'after-compaction' } });
-    const store = (
-      ts.server as unknown as { store: { currentRevision(): Promise<bigint>; compact(r: bigint): Promise<void> } }
-    ).store;
-    await store.compact(await store.currentRevision());
+    await ts.server.compactNow();
     lw.release();
     await waitFor('relist after 410', () => inf.stats.expired > 0 && inf.stats.lists > lists);
     await waitFor('sync after relist', () => inSync(inf, cms));

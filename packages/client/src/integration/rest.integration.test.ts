@@ -130,12 +130,9 @@ describe.each([PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE])('over %s', (contentType) =
       if (seen.length === 2) break;
     }
     expect(seen).toEqual(['ADDED watched', 'DELETED watched']);
-    const store = (
-      ts.server as unknown as { store: { currentRevision(): Promise<bigint>; compact(r: bigint): Promise<void> } }
-    ).store;
     await cms.create({ metadata: { name: 'bump' } });
     for (let i = 0; i < 5; i++) await cms.patch('bump', 'merge', { data: { i: String(i) } });
-    await store.compact(await store.currentRevision());
+    await ts.server.compactNow();
     let err: unknown;
     try {
       const old = await cms.watch({ resourceVersion: start.metadata?.resourceVersion, timeoutSeconds: 5 });
