@@ -1,6 +1,7 @@
 import { type ConfigMap, ConfigMapKind } from '../kinds/core/v1/config-map';
 import { type ObjectMeta, ObjectMetaSchema, type Status, StatusSchema } from '../meta/v1/types';
 import { fromProto, protoType, toProto, unknownType } from '../schema/protobuf';
+import { object, opt, t } from '../schema/schema';
 import { Scheme } from '../scheme/scheme';
 import { isCodecError, jsonCodec, PROTOBUF_MAGIC, ProtobufCodec } from './codec';
 
@@ -199,5 +200,18 @@ describe('jsonCodec', () => {
 
   it.each([['{'], ['[]'], ['null'], ['"x"']])('rejects %s', (text) => {
     expect(() => jsonCodec.decode(Buffer.from(text))).toThrow(/invalid JSON/);
+  });
+});
+
+describe('metav1.Duration on the wire', () => {
+  const DurationHolder = object('io.platform.test.v1.DurationHolder', { d: opt(1, t.duration()) });
+  const id = DurationHolder.$id as string;
+
+  it.each([['5m0s'], ['1h30m0s'], ['8760h0m0s'], ['1.5s'], ['0s']])('round-trips %s as nanoseconds', (d) => {
+    expect(roundTrip(id, { d })).toEqual({ d });
+  });
+
+  it('names a bad duration as Go does', () => {
+    expect(() => toProto(id, { d: '5x' })).toThrow('time: unknown unit "x" in duration "5x"');
   });
 });

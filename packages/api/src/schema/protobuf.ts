@@ -14,6 +14,8 @@
  */
 import * as protobuf from 'protobufjs';
 
+import { formatDuration, parseDuration } from '../duration/duration';
+
 import { type AnnotatedSchema, isOptional, resolveRef, type Wire } from './schema';
 
 /** A value in its JSON form, as decoded from untrusted input. */
@@ -196,7 +198,7 @@ function valueToProto(s: AnnotatedSchema, v: Json): unknown {
     case 'bytes':
       return Buffer.from(v as string, 'base64');
     case 'duration':
-      return { duration: durationToNanos(v as string) };
+      return { duration: Number(parseDuration(v as string)) };
     default:
       return s.type === 'array' ? { items: v } : v;
   }
@@ -274,7 +276,7 @@ function valueFromProto(s: AnnotatedSchema, v: unknown): Json {
     case 'bytes':
       return Buffer.from(v as Uint8Array).toString('base64');
     case 'duration':
-      return nanosToDuration(num(o.duration ?? 0));
+      return formatDuration(BigInt(String(o.duration ?? 0)));
     case 'int64':
     case 'int32':
       return num(v);
@@ -340,45 +342,4 @@ function isZeroTime(s: AnnotatedSchema, v: unknown): boolean {
   if (s.wire !== 'time' && s.wire !== 'microtime') return false;
   const o = v as ProtoObject;
   return num(o.seconds ?? 0) === GO_ZERO_TIME_SECONDS && num(o.nanos ?? 0) === 0;
-}
-
-// ---- metav1.Duration ------------------------------------------------------------------------------------------
-
-const UNIT_NANOS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
-
-function durationToNanos(text: string): number {
-  let rest = text.trim();
-  let sign = 1;
-  if (rest.startsWith('-') || rest.startsWith('+')) {
-    if (rest[0] === '-') sign = -1;
-    rest = rest.slice(1);
-  }
-  if (rest === '0') return 0;
-  let total = 0;
-  const re = /^(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/;
-  if (rest === '') throw new Error(`time: invalid duration ${JSON.stringify(text)}`);
-  while (rest) {
-    const m = re.exec(rest);
-    if (!m) throw new Error(`time: invalid duration ${JSON.stringify(text)}`);
-    total += Number(m[1]) * (UNIT_NANOS[m[2] as string] as number);
-    rest = rest.slice(m[0].length);
-  }
-  return sign * Math.round(total);
-}
-
-function nanosToDuration(ns: number): string {
-  if (ns === 0) return '0s';
-  const sign = ns < 0 ? '-' : '';
-  let n = Math.abs(ns);
-  if (n < 1e9) {
-    if (n < 1e3) return `${sign}${n}ns`;
-    if (n < 1e6) return `${sign}${n / 1e3}µs`;
-    return `${sign}${n / 1e6}ms`;
-  }
-  const h = Math.floor(n / 3600e9);
-  n -= h * 3600e9;
-  const m = Math.floor(n / 60e9);
-  n -= m * 60e9;
-  const s = n / 1e9;
-  return `${sign}${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
 }
