@@ -12,6 +12,7 @@ import { type IncomingMessage, ServerResponse } from 'node:http';
 import {
   type ApiObject,
   builtinScheme,
+  errorToStatus,
   isAlreadyExists,
   jsonCodec,
   type Kind,
@@ -20,13 +21,17 @@ import {
   type Scheme,
 } from '@platform/api';
 import { type Logger, namedCheck, SecureServer, type SecureServingInfo } from '@platform/common';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 
+import { type Authenticator, requestAuthenticator } from '../auth/authenticator';
+import { ALWAYS_ALLOW, type Authorizer } from '../auth/authorizer';
 import { ApiInstaller, notFoundPath } from '../endpoints/installer';
 import { buildOpenApi, OPENAPI_PROTOBUF_MEDIA_TYPE, type OpenApiDocument } from '../endpoints/openapi';
 import { ALWAYS_ADMIT, type RequestScope } from '../endpoints/handlers/scope';
 import { type Serializers, writeError } from '../endpoints/responses/writers';
-import { getRequestInfo } from '../filters/request-info';
+import { authenticateRequest, authentication } from '../filters/authentication';
+import { authorization, authorizeRequest } from '../filters/authorization';
+import { getRequestInfo, getUser } from '../filters/request-info';
 import { maxInFlight } from '../filters/max-in-flight';
 import { requestDeadline } from '../filters/timeout';
 import {
@@ -109,6 +114,11 @@ export interface ApiServerConfig {
   enableProfiling: boolean;
   /** `--shutdown-delay-duration`, ms. */
   shutdownDelayMs: number;
+  /**
+   * Who may do what: the authenticator chain (401 when it finds no user) and the authorizer chain (403 unless it
+   * allows). Unset: anonymous requests, everything allowed.
+   */
+  security?: { authenticator?: Authenticator; authorizer?: Authorizer };
   /** Injectable clock (tests). */
   now?: () => number;
 }
@@ -166,6 +176,8 @@ export class ApiServer {
   private readonly stores = new Map<string, GenericStore>();
   private readonly bases = new Map<Store, StoreStorage>();
   private readonly now: () => number;
+  private readonly authenticator: Authenticator;
+  private readonly authorizer: Authorizer;
 
   private constructor(
     private readonly config: ApiServerConfig,
@@ -174,6 +186,8 @@ export class ApiServer {
     private readonly storeOf: Map<string, Store>,
   ) {
     this.now = config.now ?? Date.now;
+    this.authenticator = config.security?.authenticator ?? requestAuthenticator([], true);
+    this.authorizer = config.security?.authorizer ?? ALWAYS_ALLOW;
     this.scheme = builtinScheme();
     this.serializers = { protobuf: new ProtobufCodec(this.scheme) };
     this.secure = new SecureServer({
@@ -353,6 +367,9 @@ export class ApiServer {
   private installChain(): void {
     const app = this.secure.app;
     const limits = maxInFlight(this.config.limits, this.serializers);
+    const log = this.config.logger;
+    app.use(authentication(this.authenticator, this.serializers, log));
+    app.use(authorization(this.authorizer, this.serializers, log));
     let openapi: OpenApiDocument | undefined;
     app.use((req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => {
       const info = getRequestInfo(req);
@@ -371,7 +388,8 @@ export class ApiServer {
         this.secure.signal,
       ]);
       limits(req, res, () => {
-        const ctx: RequestContext = { namespace: info.namespace, now: this.now, signal };
+        const user = getUser(req);
+        const ctx: RequestContext = { namespace: info.namespace, now: this.now, signal, ...(user ? { user } : {}) };
         this.installer
           .serve(req, res, info, ctx, (err) => this.config.logger.error('Internal error serving a request', { err }))
           .then((served) => {
@@ -390,13 +408,38 @@ export class ApiServer {
         socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\nonly watches are served over WebSocket\n');
         return;
       }
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        const ctx: RequestContext = { namespace: info.namespace, now: this.now, signal: this.secure.signal };
-        const logBug = (err: unknown): void => this.config.logger.error('Internal error serving a request', { err });
-        // The response object is never written: the WebSocket carries the answer.
-        void this.installer.serve(req, new ServerResponse(req), info, ctx, logBug, ws);
+      const refuse = (err: unknown): void => {
+        const status = errorToStatus(err).status;
+        const body = JSON.stringify(status);
+        socket.end(
+          `HTTP/1.1 ${status.code} ${status.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      };
+      const log = this.config.logger;
+      void (async () => {
+        if (!(await authenticateRequest(this.authenticator, req, refuse, log))) return;
+        if (!(await authorizeRequest(this.authorizer, req, refuse, log))) return;
+        wss.handleUpgrade(req, socket, head, (ws) => this.serveWebSocket(req, ws));
+      })().catch((err: unknown) => {
+        log.error('Internal error serving a request', { err });
+        refuse(err);
       });
     });
+  }
+
+  /** Serves a watch over an accepted WebSocket, as the authenticated user. */
+  private serveWebSocket(req: IncomingMessage, ws: WebSocket): void {
+    const info = getRequestInfo(req);
+    const user = getUser(req);
+    const ctx: RequestContext = {
+      namespace: info.namespace,
+      now: this.now,
+      signal: this.secure.signal,
+      ...(user ? { user } : {}),
+    };
+    const logBug = (err: unknown): void => this.config.logger.error('Internal error serving a request', { err });
+    // The response object is never written: the WebSocket carries the answer.
+    void this.installer.serve(req, new ServerResponse(req), info, ctx, logBug, ws);
   }
 
   private installChecks(): void {
