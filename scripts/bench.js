@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs benchmark files: `npm run bench -- <suite> [<suite>...]` runs every `packages/*/lib/**/*.bench.js` (the
 // compiled build) whose path contains one of the suite names; with no name, all of them. When a benchmark has not
-// been built (or its source is newer than the build), its `src/**/*.bench.ts` runs directly, transpiled by @swc/core.
+// been built (or its source is newer than the build), its `src/**/*.bench.ts` runs directly, transpiled file by file
+// with the TypeScript compiler's `transpileModule` (typescript is a devDependency; no type checking).
 // Each benchmark runs in its own Node process, one after the other, and prints its figures as a table. Figures are
 // printed, never asserted: the exit code only says whether every benchmark ran.
 const { spawnSync } = require('node:child_process');
@@ -22,14 +23,18 @@ function walk(dir, suffix, out = []) {
 }
 
 function runTs(file) {
-  const swc = require('@swc/core');
+  const ts = require('typescript');
   require.extensions['.ts'] = function compileTs(module, filename) {
-    const { code } = swc.transformSync(fs.readFileSync(filename, 'utf8'), {
-      filename,
-      jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-      module: { type: 'commonjs' },
+    const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
+      fileName: filename,
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        esModuleInterop: true,
+        sourceMap: false,
+      },
     });
-    module._compile(code, filename);
+    module._compile(outputText, filename);
   };
   require(file);
 }
