@@ -93,6 +93,10 @@ it.each([
     'invalid argument "5x" for "--request-timeout" flag',
   ],
   [['--store-servers=sqlite:///tmp/x.db', '--no-such-flag'], 'unknown flag: --no-such-flag'],
+  [
+    ['--store-servers=sqlite:///tmp/x.db', '--runtime-config=apps/v2=true'],
+    'invalid argument "apps/v2=true" for "--runtime-config" flag: unknown API group versions or resources: apps/v2',
+  ],
 ])('refuses the command line %p with a message naming the option', (args, message) => {
   const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
   expect(r.status).toBe(1);

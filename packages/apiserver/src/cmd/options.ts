@@ -16,16 +16,20 @@ import {
   OptionGroupBase,
   stringFlag,
   stringsFlag,
-  mapFlag,
   cidrFlag,
 } from '@platform/common';
+import { builtinScheme } from '@platform/api';
 
 import { type ApiServerConfig } from '../server/api-server';
+import { resolveResourceConfig, servedResources } from '../server/resource-config';
 import { parseServersOverrides } from '../storage/options';
 
 /** The part of the configuration the API server's own families fill in. */
 export type ApiServerFlagsConfig = Partial<
-  Pick<ApiServerConfig, 'storage' | 'watchCache' | 'limits' | 'eventTtlSeconds' | 'shutdownDelayMs' | 'services'>
+  Pick<
+    ApiServerConfig,
+    'storage' | 'watchCache' | 'limits' | 'eventTtlSeconds' | 'shutdownDelayMs' | 'services' | 'runtimeConfig'
+  >
 > & {
   advertiseAddress?: string;
   /** Options accepted that have no effect yet (printed as a warning at start). */
@@ -258,6 +262,7 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
   deleteCollectionWorkers = 1;
   serviceClusterIPRange = '';
   serviceNodePortRange = '30000-32767';
+  readonly runtimeConfig = new Map<string, string>();
   private readonly inert: string[] = [];
 
   constructor() {
@@ -352,14 +357,25 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
         (v) => (this.deleteCollectionWorkers = v),
         { range: { min: 1 } },
       ),
-      this.inertFlag(
-        mapFlag(
-          'runtime-config',
-          'A set of key=value pairs that enable or disable built-in APIs.',
-          new Map(),
-          () => {},
-        ),
-      ),
+      {
+        name: 'runtime-config',
+        type: 'mapStringString',
+        usage:
+          'A set of key=value pairs that enable or disable built-in APIs. Supported options are:\nv1=true|false for the core API group\n<group>/<version>=true|false for a specific API group and version (e.g. apps/v1=true)\napi/all=true|false controls all API versions\napi/ga=true|false controls all API versions of the form v[0-9]+\napi/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+\napi/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+\napi/legacy is deprecated, and will be removed in a future version',
+        defaultText: '',
+        set: (raw) => {
+          // `key` alone means `key=` (true), as in Kubernetes' ConfigurationMap.
+          for (const pair of raw.split(',')) {
+            const p = pair.trim();
+            if (p === '') continue;
+            const eq = p.indexOf('=');
+            const key = (eq < 0 ? p : p.slice(0, eq)).trim();
+            if (key === '') throw new Error('malformed pair, expect key=value');
+            this.runtimeConfig.set(key, eq < 0 ? '' : p.slice(eq + 1).trim());
+          }
+          checkRuntimeConfig(this.runtimeConfig);
+        },
+      },
       this.inertFlag(
         intFlag(
           'apiserver-count',
@@ -490,11 +506,17 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
       nodePortRange: this.serviceNodePortRange,
     };
     config.shutdownDelayMs = this.shutdownDelayMs;
+    if (this.runtimeConfig.size > 0) config.runtimeConfig = new Map(this.runtimeConfig);
     (config.inert ??= []).push(...this.inert);
     if (this.enablePriorityAndFairness && this.isSet('enable-priority-and-fairness')) {
       config.inert.push('--enable-priority-and-fairness (the max-in-flight limits apply)');
     }
   }
+}
+
+/** Fails on `--runtime-config` entries the server cannot honour (the flag's error names the bad entry). */
+function checkRuntimeConfig(entries: ReadonlyMap<string, string>): void {
+  resolveResourceConfig(entries, servedResources(builtinScheme()));
 }
 
 /** A flag that exists with its default and rejects any other value as not supported yet. */

@@ -60,6 +60,7 @@ import { StoreFactory } from '../storage/factory';
 import { Compactor, startStorageMetricsPolling } from '../storage/maintenance';
 import { DEFAULT_STORAGE_CONFIG, type StorageConfig } from '../storage/options';
 import { type Storage, StoreStorage } from '../storage/storage';
+import { resolveResourceConfig, servedResources } from './resource-config';
 
 /** Everything the API server is built from (what the command line options produce). */
 export interface ApiServerConfig {
@@ -114,6 +115,8 @@ export interface ApiServerConfig {
   enableProfiling: boolean;
   /** `--shutdown-delay-duration`, ms. */
   shutdownDelayMs: number;
+  /** `--runtime-config` entries (validated): which group versions and resources are served. */
+  runtimeConfig?: ReadonlyMap<string, string>;
   /**
    * Who may do what: the authenticator chain (401 when it finds no user) and the authorizer chain (403 unless it
    * allows). Unset: anonymous requests, everything allowed.
@@ -264,6 +267,9 @@ export class ApiServer {
   }
 
   private installResources(): void {
+    const served = resolveResourceConfig(this.config.runtimeConfig ?? new Map(), servedResources(this.scheme));
+    const isServed = (kind: Kind): boolean =>
+      served.resourceEnabled(kind.group ? `${kind.group}/${kind.version}` : kind.version, kind.plural);
     const definitions = new Map<string, StoreDefinition>();
     const install: InstallContext = {
       definitionOf: (group, resource) => definitions.get(`${group}/${resource}`),
@@ -284,7 +290,7 @@ export class ApiServer {
     for (const kind of this.scheme.kinds()) {
       if (kind.spec.persisted === false) continue;
       const behaviour = builtinResource(kind);
-      if (!behaviour || isVirtualResource(behaviour)) continue;
+      if (!behaviour || isVirtualResource(behaviour) || !isServed(kind)) continue;
       const owner = groupOfPlural.get(kind.plural);
       if (owner === undefined) groupOfPlural.set(kind.plural, kind.group);
       const keyPrefix =
@@ -342,7 +348,7 @@ export class ApiServer {
     // Virtual resources last: they may reach the stores of the others when a request comes.
     for (const kind of this.scheme.kinds()) {
       const behaviour = builtinResource(kind);
-      if (behaviour && isVirtualResource(behaviour))
+      if (behaviour && isVirtualResource(behaviour) && isServed(kind))
         this.installer.add(this.scope(kind, kind, behaviour.virtual(kind, install), ''));
     }
   }
