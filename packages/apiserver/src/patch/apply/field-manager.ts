@@ -1,0 +1,150 @@
+/**
+ * The field manager of one kind (model: apiserver `fieldmanager.FieldManager`): what the write handlers call to
+ * keep `metadata.managedFields` current. `update` runs on every create, PUT and non-apply patch; `apply` runs the
+ * server-side apply of an `application/apply-patch+yaml` PATCH.
+ *
+ * Managed fields a client sends with an update are taken as they are (clients may edit them), except that an empty
+ * list, or a list of one empty entry, clears them, and a list that cannot be read is replaced by the stored one
+ * (on create: by none), as Kubernetes does.
+ */
+import { type AnnotatedSchema, type ApiObject, badRequest, type Kind } from '@platform/api';
+
+import {
+  applyOwnership,
+  decodeManagedFields,
+  encodeManagedFields,
+  isResetManagedFields,
+  type Managers,
+  type OwnershipOptions,
+  type OwnershipResult,
+  updateOwnership,
+} from './managed-fields';
+import { isTypedValueError, type Json } from './typed';
+
+type Meta = Record<string, unknown>;
+
+function metaOf(obj: unknown): Meta | undefined {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return undefined;
+  const m = (obj as Record<string, unknown>).metadata;
+  return m !== null && typeof m === 'object' && !Array.isArray(m) ? (m as Meta) : undefined;
+}
+
+function tryDecode(value: unknown): Managers | undefined {
+  try {
+    return decodeManagedFields(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The longest manager name Kubernetes accepts. */
+const FIELD_MANAGER_MAX_LENGTH = 128;
+
+/**
+ * The manager of a write: the `fieldManager` parameter, or else the User-Agent up to its first `/`, without
+ * unprintable characters and cut at 128 characters (`kubectl/v1.20.0 (linux/amd64)` → `kubectl`).
+ */
+export function managerOrUserAgent(fieldManager: string | undefined, userAgent: string | undefined): string {
+  if (fieldManager) return fieldManager;
+  let out = '';
+  for (const ch of (userAgent ?? '').split('/')[0] ?? '') {
+    if (!/[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u.test(ch)) continue;
+    if (Buffer.byteLength(out + ch, 'utf8') > FIELD_MANAGER_MAX_LENGTH) break;
+    out += ch;
+  }
+  return out;
+}
+
+/**
+ * Removes managed fields that cannot be read from a decoded-but-unchecked request value, so that schema validation
+ * does not refuse a write Kubernetes would accept (it keeps the stored managed fields instead). Changes `value`.
+ */
+export function dropUnreadableManagedFields(value: unknown): void {
+  const m = metaOf(value);
+  if (!m || m.managedFields === undefined) return;
+  if (isResetManagedFields(m.managedFields)) {
+    m.managedFields = [];
+    return;
+  }
+  if (!tryDecode(m.managedFields)) delete m.managedFields;
+}
+
+/** Removes `metadata.managedFields` (the ServerSideApply gate is off: nothing is tracked). Changes `obj`. */
+export function clearManagedFields(obj: unknown): void {
+  const m = metaOf(obj);
+  if (m) delete m.managedFields;
+}
+
+/** Keeps `metadata.managedFields` of one kind's objects. */
+export class FieldManager {
+  private readonly schema: AnnotatedSchema;
+
+  constructor(
+    private readonly kind: Pick<Kind, 'apiVersion' | 'kind' | 'schema'>,
+    private readonly now: () => number,
+  ) {
+    this.schema = { $ref: kind.schema.$id as string } as AnnotatedSchema;
+  }
+
+  private options(): OwnershipOptions {
+    return { schema: this.schema, apiVersion: this.kind.apiVersion, now: this.now() };
+  }
+
+  private static write(result: OwnershipResult): Json {
+    const obj = result.object as { metadata?: Meta };
+    const encoded = encodeManagedFields(result.managers);
+    if (encoded) (obj.metadata ??= {}).managedFields = encoded;
+    else if (obj.metadata) delete obj.metadata.managedFields;
+    return result.object;
+  }
+
+  /**
+   * Records an update by `manager` from `live` (undefined on create) to `obj`, and returns `obj` with its managed
+   * fields set (a new object; neither input is changed). Never fails: managed fields that cannot be read are
+   * replaced as described above.
+   */
+  update<T extends ApiObject>(live: ApiObject | undefined, obj: T, manager: string): T {
+    const sent = metaOf(obj)?.managedFields;
+    let managers: Managers | undefined;
+    if (isResetManagedFields(sent)) managers = new Map();
+    else {
+      managers = tryDecode(sent);
+      if (!managers || managers.size === 0) managers = tryDecode(metaOf(live)?.managedFields) ?? new Map();
+    }
+    return FieldManager.write(updateOwnership(live, obj, managers, manager, this.options())) as unknown as T;
+  }
+
+  /**
+   * Applies `config` (the parsed body of an apply patch) by `manager` to `live` (undefined when the object does not
+   * exist yet) and returns the merged object with its managed fields, not yet defaulted or validated. Throws 400
+   * for a configuration that is not an object of this kind, and the 409 of `conflictError` on conflicts unless
+   * `force`.
+   */
+  apply(live: ApiObject | undefined, config: unknown, manager: string, force: boolean): Json {
+    if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+      throw badRequest('error decoding YAML: the apply configuration must be an object');
+    }
+    const c = config as Record<string, unknown>;
+    if (c.apiVersion !== this.kind.apiVersion) {
+      throw badRequest(
+        `Incorrect version specified in apply patch. Specified patch version: ${typeof c.apiVersion === 'string' ? c.apiVersion : ''}, expected: ${this.kind.apiVersion}`,
+      );
+    }
+    if (c.kind !== this.kind.kind) {
+      throw badRequest(
+        `Incorrect kind specified in apply patch. Specified patch kind: ${typeof c.kind === 'string' ? c.kind : ''}, expected: ${this.kind.kind}`,
+      );
+    }
+    const sent = metaOf(config)?.managedFields;
+    if (sent !== undefined && sent !== null) {
+      throw badRequest('metadata.managedFields must be nil in an apply configuration');
+    }
+    const managers = tryDecode(metaOf(live)?.managedFields) ?? new Map();
+    try {
+      return FieldManager.write(applyOwnership(live, config, managers, manager, force, this.options()));
+    } catch (err) {
+      if (isTypedValueError(err)) throw badRequest(`failed to create typed patch object: ${err.message}`);
+      throw err;
+    }
+  }
+}
