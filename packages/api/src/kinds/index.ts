@@ -105,6 +105,7 @@ export {
  * Every built-in kind, in discovery order: the core group first (resources sorted by name, as `/api/v1` lists
  * them), then the named groups in the order Kubernetes 1.21 lists them under `/apis`.
  */
+export { eventToEventsV1, eventsV1ToEvent } from './events/v1/convert';
 export const BUILTIN_KINDS = [
   // core/v1
   BindingKind,

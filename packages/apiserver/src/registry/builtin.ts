@@ -22,6 +22,7 @@ import { leaseStrategy } from './coordination/lease/strategy';
 import { configMapStrategy } from './core/configmap/strategy';
 import { eventStrategy } from './core/event/strategy';
 import { limitRangeStrategy } from './core/limitrange/strategy';
+import { eventsV1Strategy } from './events/event/strategy';
 import { nodeStrategy } from './core/node/strategy';
 import { persistentVolumeClaimStrategy, persistentVolumeStrategy } from './core/persistentvolume/strategy';
 import { replicationControllerStrategy } from './core/replicationcontroller/strategy';
@@ -180,6 +181,7 @@ const TABLE: Record<string, Entry> = {
   '/nodes': (kind) => ({ strategy: nodeStrategy(kind) }),
   '/events': (kind) => ({ strategy: eventStrategy(kind) }),
   '/limitranges': (kind) => ({ strategy: limitRangeStrategy(kind) }),
+  'events.platform/events': (kind) => ({ strategy: eventsV1Strategy(kind) }),
   '/resourcequotas': (kind) => ({ strategy: resourceQuotaStrategy(kind), status: resourceQuotaStatusStrategy() }),
   '/persistentvolumes': (kind) => ({ strategy: persistentVolumeStrategy(kind) }),
   '/persistentvolumeclaims': (kind) => ({ strategy: persistentVolumeClaimStrategy(kind) }),

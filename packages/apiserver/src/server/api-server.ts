@@ -13,6 +13,10 @@ import {
   type ApiObject,
   builtinScheme,
   errorToStatus,
+  type Event,
+  eventsV1ToEvent,
+  type EventsV1Event,
+  eventToEventsV1,
   isAlreadyExists,
   jsonCodec,
   type Kind,
@@ -55,6 +59,7 @@ import {
 } from '../registry/rest/rest';
 import { type Codec } from '../storage/api-object';
 import { Cacher } from '../storage/cacher/cacher';
+import { ConvertingStorage, type StorageConversion } from '../storage/converting';
 import { type Store } from '../storage/interface';
 import { StoreFactory } from '../storage/factory';
 import { Compactor, startStorageMetricsPolling } from '../storage/maintenance';
@@ -124,7 +129,20 @@ export interface ApiServerConfig {
   security?: { authenticator?: Authenticator; authorizer?: Authorizer };
   /** Injectable clock (tests). */
   now?: () => number;
+  /** The ServerSideApply feature gate (beta, on unless false): apply patches and `metadata.managedFields`. */
+  serverSideApply?: boolean;
 }
+
+/**
+ * Resources stored in another group's shape (`group/resource` → the conversion to it): events.platform/v1 Events
+ * are core/v1 Events in the store, so both versions see every event.
+ */
+const STORED_AS: Record<string, StorageConversion> = {
+  'events.platform/events': {
+    toStored: (o) => eventsV1ToEvent(o as EventsV1Event) as ApiObject,
+    fromStored: (o) => eventToEventsV1(o as Event) as ApiObject,
+  },
+};
 
 /** The namespaces the bootstrap controller keeps in existence. */
 export const SYSTEM_NAMESPACES = ['default', 'system', 'public', 'node-lease'];
@@ -283,20 +301,14 @@ export class ApiServer {
     };
     // Versions of one group share their resource's storage (and watch cache), as in Kubernetes. Objects are stored
     // in the version that wrote them and read back in any version of the group; the schemas of those versions are
-    // compatible, so no conversion runs yet. A resource name reused by another group (core and events.platform
-    // Events), whose schema differs, gets its own key prefix until conversion between them exists.
-    const groupOfPlural = new Map<string, string>();
+    // compatible, so no conversion runs. A resource another group also serves with a different schema (core and
+    // events.platform Events) is stored in the owner's shape under the owner's keys, converted on the way in and out.
     const storageOfPrefix = new Map<string, Storage>();
     for (const kind of this.scheme.kinds()) {
       if (kind.spec.persisted === false) continue;
       const behaviour = builtinResource(kind);
       if (!behaviour || isVirtualResource(behaviour) || !isServed(kind)) continue;
-      const owner = groupOfPlural.get(kind.plural);
-      if (owner === undefined) groupOfPlural.set(kind.plural, kind.group);
-      const keyPrefix =
-        owner === undefined || owner === kind.group
-          ? `${this.config.storage.prefix}/${kind.plural}`
-          : `${this.config.storage.prefix}/${kind.group}/${kind.plural}`;
+      const keyPrefix = `${this.config.storage.prefix}/${kind.plural}`;
       let storage = storageOfPrefix.get(keyPrefix);
       if (!storage) {
         const base = this.baseStorage(kind);
@@ -309,6 +321,8 @@ export class ApiServer {
         }
         storageOfPrefix.set(keyPrefix, storage);
       }
+      const conversion = STORED_AS[`${kind.group}/${kind.plural}`];
+      if (conversion) storage = new ConvertingStorage(storage, conversion);
       const definition: StoreDefinition = {
         kind,
         keyPrefix,
@@ -366,6 +380,7 @@ export class ApiServer {
       maxRequestBodyBytes: this.config.limits.maxRequestBodyBytes,
       minRequestTimeoutSeconds: this.config.limits.minRequestTimeoutSeconds,
       now: this.now,
+      serverSideApply: this.config.serverSideApply !== false,
       logBug: (err) => this.config.logger.error('Internal error serving a request', { err }),
     };
   }
