@@ -21,6 +21,10 @@
  * `kinds.test.ts` then builds its Protobuf type and OpenAPI definition with every other kind.
  */
 import { Scheme } from '../scheme/scheme';
+import {
+  MutatingWebhookConfigurationKind,
+  ValidatingWebhookConfigurationKind,
+} from './admissionregistration/v1/webhook';
 import { ControllerRevisionKind } from './apps/v1/controller-revision';
 import { DaemonSetKind } from './apps/v1/daemon-set';
 import { DeploymentKind } from './apps/v1/deployment';
@@ -94,18 +98,19 @@ export * from './scheduling/v1/priority-class';
 export * from './policy/pod-disruption-budget';
 export * from './authorization/v1/reviews';
 export * from './authentication/v1/token';
+export * from './admissionregistration/v1/webhook';
 export {
   EventSchema as EventsV1EventSchema,
   EventSeriesSchema as EventsV1EventSeriesSchema,
   EventsV1EventKind,
   type EventsV1Event,
 } from './events/v1/event';
+export { eventToEventsV1, eventsV1ToEvent } from './events/v1/convert';
 
 /**
  * Every built-in kind, in discovery order: the core group first (resources sorted by name, as `/api/v1` lists
  * them), then the named groups in the order Kubernetes 1.21 lists them under `/apis`.
  */
-export { eventToEventsV1, eventsV1ToEvent } from './events/v1/convert';
 export const BUILTIN_KINDS = [
   // core/v1
   BindingKind,
@@ -156,6 +161,9 @@ export const BUILTIN_KINDS = [
   ClusterRoleKind,
   RoleBindingKind,
   RoleKind,
+  // admissionregistration.platform/v1
+  MutatingWebhookConfigurationKind,
+  ValidatingWebhookConfigurationKind,
   // scheduling.platform/v1
   PriorityClassKind,
   // coordination.platform/v1

@@ -9,6 +9,7 @@
  */
 import { type Kind, type NameValidator, validateNamespaceName, validatePathSegmentName } from '@platform/api';
 
+import { webhookConfigurationStrategy } from './admissionregistration/webhookconfiguration/strategy';
 import { daemonSetStrategy } from './apps/daemonset/strategy';
 import { deploymentStrategy } from './apps/deployment/strategy';
 import { replicaCountsStatusStrategy, replicaSetStrategy } from './apps/replicaset/strategy';
@@ -21,8 +22,8 @@ import { jobStrategy } from './batch/job/strategy';
 import { leaseStrategy } from './coordination/lease/strategy';
 import { configMapStrategy } from './core/configmap/strategy';
 import { eventStrategy } from './core/event/strategy';
-import { limitRangeStrategy } from './core/limitrange/strategy';
 import { eventsV1Strategy } from './events/event/strategy';
+import { limitRangeStrategy } from './core/limitrange/strategy';
 import { nodeStrategy } from './core/node/strategy';
 import { persistentVolumeClaimStrategy, persistentVolumeStrategy } from './core/persistentvolume/strategy';
 import { replicationControllerStrategy } from './core/replicationcontroller/strategy';
@@ -180,8 +181,8 @@ const TABLE: Record<string, Entry> = {
   }),
   '/nodes': (kind) => ({ strategy: nodeStrategy(kind) }),
   '/events': (kind) => ({ strategy: eventStrategy(kind) }),
-  '/limitranges': (kind) => ({ strategy: limitRangeStrategy(kind) }),
   'events.platform/events': (kind) => ({ strategy: eventsV1Strategy(kind) }),
+  '/limitranges': (kind) => ({ strategy: limitRangeStrategy(kind) }),
   '/resourcequotas': (kind) => ({ strategy: resourceQuotaStrategy(kind), status: resourceQuotaStatusStrategy() }),
   '/persistentvolumes': (kind) => ({ strategy: persistentVolumeStrategy(kind) }),
   '/persistentvolumeclaims': (kind) => ({ strategy: persistentVolumeClaimStrategy(kind) }),
@@ -225,6 +226,12 @@ const TABLE: Record<string, Entry> = {
     nameValidator: validatePathSegmentName,
   }),
   'coordination.platform/leases': (kind) => ({ strategy: leaseStrategy(kind) }),
+  'admissionregistration.platform/mutatingwebhookconfigurations': (kind) => ({
+    strategy: webhookConfigurationStrategy(kind),
+  }),
+  'admissionregistration.platform/validatingwebhookconfigurations': (kind) => ({
+    strategy: webhookConfigurationStrategy(kind),
+  }),
   'scheduling.platform/priorityclasses': (kind) => ({
     strategy: priorityClassStrategy(kind),
     store: (definition) => new PriorityClassStore(definition),

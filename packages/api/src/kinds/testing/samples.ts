@@ -765,6 +765,75 @@ export const SAMPLES: Record<string, Record<string, unknown>> = {
     metadata: META,
     rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['*'] }],
   },
+  'admissionregistration.platform/v1/MutatingWebhookConfiguration': {
+    metadata: CLUSTER_META,
+    webhooks: [
+      {
+        name: 'pods.policy.example.com',
+        clientConfig: {
+          url: 'https://webhook.example.com:8443/admit',
+          caBundle: Buffer.from('-----BEGIN CERTIFICATE-----').toString('base64'),
+        },
+        rules: [
+          {
+            operations: ['CREATE', 'UPDATE'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['pods', 'pods/status'],
+            scope: 'Namespaced',
+          },
+        ],
+        failurePolicy: 'Ignore',
+        matchPolicy: 'Exact',
+        namespaceSelector: { matchLabels: { team: 'a' } },
+        objectSelector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['web'] }] },
+        sideEffects: 'NoneOnDryRun',
+        timeoutSeconds: 5,
+        admissionReviewVersions: ['v1', 'v1beta1'],
+        reinvocationPolicy: 'IfNeeded',
+      },
+      {
+        name: 'svc.policy.example.com',
+        clientConfig: { service: { namespace: 'system', name: 'hooks', path: '/check', port: 8443 } },
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+      },
+    ],
+  },
+  'admissionregistration.platform/v1/ValidatingWebhookConfiguration': {
+    metadata: CLUSTER_META,
+    webhooks: [
+      {
+        name: 'pods.policy.example.com',
+        clientConfig: {
+          url: 'https://webhook.example.com:8443/admit',
+          caBundle: Buffer.from('-----BEGIN CERTIFICATE-----').toString('base64'),
+        },
+        rules: [
+          {
+            operations: ['CREATE', 'UPDATE'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['pods', 'pods/status'],
+            scope: 'Namespaced',
+          },
+        ],
+        failurePolicy: 'Ignore',
+        matchPolicy: 'Exact',
+        namespaceSelector: { matchLabels: { team: 'a' } },
+        objectSelector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['web'] }] },
+        sideEffects: 'NoneOnDryRun',
+        timeoutSeconds: 5,
+        admissionReviewVersions: ['v1', 'v1beta1'],
+      },
+      {
+        name: 'svc.policy.example.com',
+        clientConfig: { service: { namespace: 'system', name: 'hooks', path: '/check', port: 8443 } },
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+      },
+    ],
+  },
   'scheduling.platform/v1/PriorityClass': {
     metadata: CLUSTER_META,
     value: 1000000,
