@@ -1,7 +1,9 @@
 /**
- * An in-process API server for integration tests: the embedded SQLite store in a temporary directory, a generated
- * certificate, real HTTPS on 127.0.0.1 with a port chosen by the OS, and a small client that trusts it.
+ * An in-process API server for integration tests: the embedded SQLite store in a temporary directory (or a real etcd,
+ * with `{ store: 'etcd' }`), a generated certificate, real HTTPS on 127.0.0.1 with a port chosen by the OS, and a small
+ * client that trusts it.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,7 @@ import { join } from 'node:path';
 import { ensureSelfSignedCertKey, type Logger, SniCertificateMap } from '@platform/common';
 
 import { ApiServer, type ApiServerConfig } from '../server/api-server';
+import { startEtcd, type EtcdCluster } from '../storage/testing/etcd';
 
 /** A logger that keeps errors (tests may assert there were none) and drops the rest. */
 export function testLogger(errors: unknown[] = []): Logger {
@@ -48,10 +51,70 @@ export interface TestServer {
     o?: { body?: unknown; headers?: Record<string, string> },
   ): Promise<TestResponse>;
   stop(): Promise<void>;
+  /** The store the server runs on. */
+  store: TestStore;
 }
 
-/** Starts a server; `configure` may change the configuration first. Waits until it is ready. */
-export async function startTestServer(configure: (c: ApiServerConfig) => void = () => {}): Promise<TestServer> {
+/** The stores a test server can run on. */
+export type TestStore = 'sqlite' | 'etcd';
+
+/** Options of `startTestServer`. */
+export interface TestServerOptions {
+  /** `sqlite` (default): a database file in a temporary directory; `etcd`: a throwaway etcd (see below). */
+  store?: TestStore;
+  /** Changes the configuration before the server is built. */
+  configure?: (c: ApiServerConfig) => void;
+  /**
+   * The etcd to use with `store: 'etcd'`. Unset: one etcd shared by every etcd-backed test server of this module
+   * instance (that is, of one Jest test file), started with the first such server and stopped with the last.
+   * Each server gets its own `--store-prefix` on it, so servers never see each other's objects.
+   */
+  etcd?: EtcdCluster;
+}
+
+/** The shared etcd and how many running servers use it. */
+let sharedEtcd: { cluster: Promise<EtcdCluster>; users: number } | undefined;
+
+function acquireSharedEtcd(): Promise<EtcdCluster> {
+  if (!sharedEtcd) {
+    const cluster = startEtcd();
+    sharedEtcd = { cluster, users: 0 };
+    cluster.catch(() => (sharedEtcd = undefined));
+  }
+  sharedEtcd.users++;
+  return sharedEtcd.cluster;
+}
+
+async function releaseSharedEtcd(): Promise<void> {
+  if (!sharedEtcd) return;
+  if (--sharedEtcd.users > 0) return;
+  const { cluster } = sharedEtcd;
+  sharedEtcd = undefined;
+  await (await cluster).stop();
+}
+
+/**
+ * Starts a server; `configure` (or `options.configure`) may change the configuration first. Waits until it is ready.
+ * `startTestServer(configure)` runs on SQLite; `startTestServer({ store: 'etcd' })` on etcd.
+ */
+export async function startTestServer(
+  configureOrOptions: ((c: ApiServerConfig) => void) | TestServerOptions = {},
+): Promise<TestServer> {
+  const options: TestServerOptions =
+    typeof configureOrOptions === 'function' ? { configure: configureOrOptions } : configureOrOptions;
+  const store = options.store ?? 'sqlite';
+  const configure = options.configure ?? (() => {});
+  let etcd: EtcdCluster | undefined;
+  let ownsEtcdShare = false;
+  if (store === 'etcd') {
+    if (options.etcd) {
+      etcd = options.etcd;
+    } else {
+      ownsEtcdShare = true;
+      // A failed start forgets the shared etcd (the next server tries again), so there is no share to give back.
+      etcd = await acquireSharedEtcd();
+    }
+  }
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-test-'));
   const pair = await ensureSelfSignedCertKey(join(dir, 'pki'), 'apiserver', {
     host: '127.0.0.1',
@@ -71,8 +134,9 @@ export async function startTestServer(configure: (c: ApiServerConfig) => void = 
     },
     logger: testLogger(errors),
     storage: {
-      servers: [`sqlite://${join(dir, 'state.db')}`],
-      prefix: '/registry',
+      servers: etcd ? etcd.endpoints : [`sqlite://${join(dir, 'state.db')}`],
+      // A prefix of its own on a shared etcd (Kubernetes' default otherwise).
+      prefix: etcd ? `/registry-${randomBytes(6).toString('hex')}` : '/registry',
       mediaType: 'application/vnd.platform.protobuf',
       healthcheckTimeoutMs: 2000,
     },
@@ -91,8 +155,22 @@ export async function startTestServer(configure: (c: ApiServerConfig) => void = 
     shutdownDelayMs: 0,
   };
   configure(config);
-  const server = await ApiServer.create(config);
-  const { port } = await server.start();
+  const cleanup = async (): Promise<void> => {
+    rmSync(dir, { recursive: true, force: true });
+    if (ownsEtcdShare) {
+      ownsEtcdShare = false;
+      await releaseSharedEtcd();
+    }
+  };
+  let server: ApiServer;
+  let port: number;
+  try {
+    server = await ApiServer.create(config);
+    ({ port } = await server.start());
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
   const url = `https://127.0.0.1:${port}`;
   const request: TestServer['request'] = (method, path, o = {}) =>
     new Promise((resolve, reject) => {
@@ -144,9 +222,13 @@ export async function startTestServer(configure: (c: ApiServerConfig) => void = 
     server,
     errors,
     request,
+    store,
     stop: async () => {
-      await server.shutdown();
-      rmSync(dir, { recursive: true, force: true });
+      try {
+        await server.shutdown();
+      } finally {
+        await cleanup();
+      }
     },
   };
 }
