@@ -6,13 +6,12 @@
  *
  * The stream ends when the client goes away, when storage ends it, or at the time-out: `timeoutSeconds`, else a
  * random time between `--min-request-timeout` and twice it (so that watches of many clients do not all end at
- * once). An error after the stream started (a compacted resource version: 410) is sent as an ERROR event carrying
- * a Status, then the stream ends.
+ * once). The response starts (200, headers flushed) as soon as the watch is set up; an error after that (a compacted
+ * resource version: 410) is sent as an ERROR event carrying a Status, then the stream ends.
  */
 import {
   type ApiObject,
   errorToStatus,
-  isResourceExpired,
   isStatusError,
   methodNotSupported,
   protoType,
@@ -105,21 +104,17 @@ export async function watchHandler(r: VerbRequest, ws?: WebSocket): Promise<void
   const o = parseListOptions(r.query, true);
   const abort = new AbortController();
   const ctx = { ...r.ctx, signal: abort.signal };
+  // Starting the watch validates its options (selectors): those errors are plain Status responses.
+  const events = s.watch(ctx, o)[Symbol.asyncIterator]();
   const sink = ws ? wsSink(ws, r.output.format === 'protobuf') : httpSink(r);
   const timer = setTimeout(() => abort.abort(), watchTimeoutMs(o.timeoutSeconds, r.scope.minRequestTimeoutSeconds));
   sink.onClose(() => abort.abort());
   // The request's own signal: the client went away, or the server is shutting down.
   if (r.ctx.signal?.aborted) abort.abort();
   else r.ctx.signal?.addEventListener('abort', () => abort.abort(), { once: true });
-  // Starting the watch validates its options (selectors): those errors are plain Status responses.
-  const events = s.watch(ctx, o)[Symbol.asyncIterator]();
-  let started = false;
-  const start = (): void => {
-    if (!started) {
-      started = true;
-      sink.start();
-    }
-  };
+  // The watch is set up (its options are good): the 200 and its headers go out now, as Kubernetes flushes them,
+  // so that a client's watch call returns before the first event (a quiet collection may have none for long).
+  sink.start();
   const ended = new Promise<IteratorResult<WatchEvent>>((resolve) => {
     if (abort.signal.aborted) resolve({ done: true, value: undefined });
     abort.signal.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true });
@@ -130,22 +125,17 @@ export async function watchHandler(r: VerbRequest, ws?: WebSocket): Promise<void
       try {
         next = await Promise.race([events.next(), ended]);
       } catch (err) {
-        // Before the first event, a bad request is answered as such; an expired version (410) is an ERROR event.
-        if (!started && isStatusError(err) && !isResourceExpired(err) && err.code !== 410) throw err;
         if (!isStatusError(err)) r.scope.logBug?.(err);
-        start();
         sink.write(frame(r, { type: 'ERROR', object: errorToStatus(err).status as Status }));
         break;
       }
       if (next.done) break;
-      start();
       if (sink.write(frame(r, next.value)) === false) await Promise.race([sink.drained(), ended]);
     }
-    start();
   } finally {
     clearTimeout(timer);
     abort.abort();
     void events.return?.();
-    if (started) sink.end();
+    sink.end();
   }
 }

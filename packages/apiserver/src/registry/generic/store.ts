@@ -208,8 +208,16 @@ export class GenericStore implements Getter, Lister, Watcher, Creater, Updater, 
     return { apiVersion: this.kind.apiVersion, kind: this.kind.listKind, metadata, items: page.items };
   }
 
-  async *watch(ctx: RequestContext, o: ListOptions): AsyncIterable<WatchEvent> {
-    const predicate = this.def.predicate(o);
+  /** Bad selectors throw here, before the watch handler answers 200 (the stream's headers go out at once). */
+  watch(ctx: RequestContext, o: ListOptions): AsyncIterable<WatchEvent> {
+    return this.watchWith(ctx, o, this.def.predicate(o));
+  }
+
+  private async *watchWith(
+    ctx: RequestContext,
+    o: ListOptions,
+    predicate: ReturnType<StoreDefinition['predicate']>,
+  ): AsyncIterable<WatchEvent> {
     let w;
     try {
       w = this.def.storage.watch(this.listPrefix(ctx), {
