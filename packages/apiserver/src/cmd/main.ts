@@ -49,6 +49,7 @@ export function apiServerCommand(): { cmd: Command; groups: OptionGroup<never>[]
 }
 
 type Collected = ApiServerFlagsConfig & {
+  featureGate?: FeatureGate;
   secureServing?: SecureServingInfo;
   logging?: LoggingConfig;
   metrics?: MetricsConfig;
@@ -84,6 +85,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       (serving.bindAddress === '0.0.0.0' || serving.bindAddress === '::' ? '127.0.0.1' : serving.bindAddress),
     enableProfiling: collected.profiling?.enableProfiling ?? true,
     shutdownDelayMs: collected.shutdownDelayMs ?? 0,
+    serverSideApply: collected.featureGate?.enabled('ServerSideApply') ?? true,
     ...(collected.services ? { services: collected.services } : {}),
   };
   let server: ApiServer;

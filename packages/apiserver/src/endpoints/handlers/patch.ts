@@ -3,19 +3,82 @@
  * registry's update loop (so a concurrent write makes it apply again to the newer object, never lose that write),
  * then the result is decoded, defaulted, admitted and validated like the body of a PUT. A patch that does not name
  * `metadata.resourceVersion` is applied unconditionally; one that does must match (409 otherwise).
+ *
+ * Server-side apply (`application/apply-patch+yaml`, behind the ServerSideApply gate) merges the configuration into
+ * the object through the field manager (conflicts are 409 unless `force=true`) and, unlike the other patch types,
+ * creates the object when it does not exist (201). Every patch type records its manager in `metadata.managedFields`.
  */
-import { type ApiObject, badRequest, notFound, StatusError } from '@platform/api';
+import {
+  type ApiObject,
+  badRequest,
+  FieldPath,
+  field,
+  invalid,
+  isAlreadyExists,
+  isNotFound,
+  notFound,
+  StatusError,
+} from '@platform/api';
+import * as yaml from 'js-yaml';
 
-import { capabilities } from '../../registry/rest/rest';
+import { capabilities, type Creater, type RequestContext, type Updater } from '../../registry/rest/rest';
+import { dropUnreadableManagedFields, type FieldManager } from '../../patch/apply/field-manager';
 import { isPatchError, jsonPatch, mergePatch, strategicMergePatch } from '../../patch/patch';
 import { negotiatePatch, type PatchType } from '../negotiation/negotiate';
 import { writeObject } from '../responses/writers';
 import { decodeObject, readBody } from './body';
-import { isPretty, parseDryRun, parseFieldManager } from './options';
-import { type VerbRequest } from './verbs';
+import { isPretty, parseDryRun, parseFieldManager, type Query } from './options';
+import { fieldManagerOf, trackUpdate, type VerbRequest } from './verbs';
 
-/** The patch types served. Server-side apply (`application/apply-patch+yaml`) is not served yet: 415 names the others. */
+/** The patch types served without server-side apply (the gate off, or an endpoint that keeps no managed fields). */
 const SERVED: readonly PatchType[] = ['json', 'merge', 'strategic'];
+/** The patch types served with server-side apply. */
+const SERVED_WITH_APPLY: readonly PatchType[] = [...SERVED, 'apply'];
+
+/** How many times an apply retries when the object appears or disappears under it. */
+const APPLY_ATTEMPTS = 3;
+
+/** `force`: true or false (only valid for apply); anything else is 400. */
+function parseForce(q: Query): boolean | undefined {
+  const v = q.get('force');
+  if (v === null) return undefined;
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0' || v === '') return false;
+  throw badRequest(`invalid value for force: ${JSON.stringify(v)}: must be true or false`);
+}
+
+/** The PatchOptions checks of Kubernetes' `ValidatePatchOptions`: 422 Invalid naming each problem. */
+function validatePatchOptions(type: PatchType, fieldManager: string | undefined, force: boolean | undefined): void {
+  const errs = [];
+  if (type !== 'apply' && force !== undefined) {
+    errs.push(field.forbidden(new FieldPath('force'), 'may not be specified for non-apply patch'));
+  }
+  if (type === 'apply' && !fieldManager) {
+    errs.push(field.required(new FieldPath('fieldManager'), 'is required for apply patch'));
+  }
+  if (errs.length) throw invalid({ group: 'meta.platform', kind: 'PatchOptions' }, '', errs);
+}
+
+function parsePatch(type: PatchType, body: Buffer): unknown {
+  const text = body.toString('utf8');
+  if (type === 'apply') {
+    let value: unknown;
+    try {
+      value = yaml.load(text, { json: true });
+    } catch (err) {
+      throw badRequest(`error decoding YAML: ${(err as Error).message.split('\n')[0] ?? ''}`);
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw badRequest('error decoding YAML: the apply configuration must be an object');
+    }
+    return value;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`the body of the request is not valid JSON: ${(err as Error).message}`);
+  }
+}
 
 function applyPatch(type: PatchType, current: ApiObject, patch: unknown, schemaId: string): unknown {
   try {
@@ -44,15 +107,16 @@ export async function patchHandler(r: VerbRequest): Promise<void> {
       message: `patch is not supported on resources of kind "${r.scope.resource}"`,
     });
   }
-  const type = negotiatePatch(r.req.headers['content-type'], SERVED);
+  const fm = fieldManagerOf(r.scope);
+  const type = negotiatePatch(r.req.headers['content-type'], fm ? SERVED_WITH_APPLY : SERVED);
   const dryRun = parseDryRun(r.query, 'PatchOptions');
   const fieldManager = parseFieldManager(r.query, 'PatchOptions');
-  const body = await readBody(r.req, r.scope.maxRequestBodyBytes);
-  let patch: unknown;
-  try {
-    patch = JSON.parse(body.toString('utf8'));
-  } catch (err) {
-    throw badRequest(`the body of the request is not valid JSON: ${(err as Error).message}`);
+  const force = parseForce(r.query);
+  validatePatchOptions(type, fieldManager, force);
+  const patch = parsePatch(type, await readBody(r.req, r.scope.maxRequestBodyBytes));
+  if (type === 'apply') {
+    await applyHandler(r, s, fm as FieldManager, patch, fieldManager as string, force ?? false, dryRun);
+    return;
   }
   const gr = { group: r.scope.resourceKind.group, resource: r.scope.resource };
   const result = await s.update(
@@ -62,7 +126,8 @@ export async function patchHandler(r: VerbRequest): Promise<void> {
       updatedObject: async (_ctx, current) => {
         if (!current) throw notFound(gr, r.name);
         const patched = applyPatch(type, current, patch, r.scope.kind.schema.$id as string);
-        const obj = decodeObject(patched, r.scope.kind);
+        dropUnreadableManagedFields(patched);
+        const obj = trackUpdate(r, current, decodeObject(patched, r.scope.kind), fieldManager);
         await r.scope.admission.admit(r.ctx, 'UPDATE', obj, current, r.scope, dryRun);
         return obj;
       },
@@ -72,4 +137,67 @@ export async function patchHandler(r: VerbRequest): Promise<void> {
     { dryRun, fieldManager },
   );
   writeObject(r.res, 200, result.object, r.output.format, r.scope.serializers, isPretty(r.query));
+}
+
+/**
+ * Server-side apply: the configuration merged into the current object by the field manager, then defaulted,
+ * admitted and validated like any update. A missing object is created from the configuration, also for resources
+ * whose PUT does not create (Kubernetes forces create-on-update for apply); when the object appears or disappears
+ * meanwhile, the apply starts again.
+ */
+async function applyHandler(
+  r: VerbRequest,
+  s: Updater,
+  fm: FieldManager,
+  config: unknown,
+  manager: string,
+  force: boolean,
+  dryRun: boolean,
+): Promise<void> {
+  const build = async (ctx: RequestContext, current: ApiObject | undefined): Promise<ApiObject> => {
+    const obj = decodeObject(fm.apply(current, config, manager, force), r.scope.kind);
+    await r.scope.admission.admit(ctx, current ? 'UPDATE' : 'CREATE', obj, current, r.scope, dryRun);
+    return obj;
+  };
+  const validate =
+    (op: 'CREATE' | 'UPDATE') =>
+    (obj: ApiObject, old?: ApiObject): Promise<void> =>
+      r.scope.admission.validate(r.ctx, op, obj, old, r.scope, dryRun);
+  const storage = r.scope.storage;
+  const creater: Creater | undefined = capabilities.creater(storage) ? storage : undefined;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await s.update(
+        r.ctx,
+        { name: r.name, updatedObject: build },
+        validate('CREATE'),
+        validate('UPDATE'),
+        { dryRun, fieldManager: manager },
+      );
+      writeObject(
+        r.res,
+        result.created ? 201 : 200,
+        result.object,
+        r.output.format,
+        r.scope.serializers,
+        isPretty(r.query),
+      );
+      return;
+    } catch (err) {
+      if (!isNotFound(err) || !creater || attempt >= APPLY_ATTEMPTS) throw err;
+    }
+    const obj = await build(r.ctx, undefined);
+    const m = (obj.metadata ??= {});
+    if (m.name && m.name !== r.name) {
+      throw badRequest(`the name of the object (${m.name}) does not match the name on the URL (${r.name})`);
+    }
+    m.name = r.name;
+    try {
+      const created = await creater.create(r.ctx, obj, validate('CREATE'), { dryRun, fieldManager: manager });
+      writeObject(r.res, 201, created, r.output.format, r.scope.serializers, isPretty(r.query));
+      return;
+    } catch (err) {
+      if (!isAlreadyExists(err) || attempt >= APPLY_ATTEMPTS) throw err;
+    }
+  }
 }

@@ -55,4 +55,6 @@ export interface RequestScope {
   minRequestTimeoutSeconds: number;
   now(): number;
   logBug?: InternalErrorLogger;
+  /** The ServerSideApply feature gate: apply patches and managed fields (on when unset). */
+  serverSideApply?: boolean;
 }

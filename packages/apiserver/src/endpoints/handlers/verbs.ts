@@ -20,9 +20,15 @@ import {
   type RequestContext,
   type ValidateObjectFunc,
 } from '../../registry/rest/rest';
+import {
+  clearManagedFields,
+  dropUnreadableManagedFields,
+  FieldManager,
+  managerOrUserAgent,
+} from '../../patch/apply/field-manager';
 import { negotiateInput, type OutputFormat } from '../negotiation/negotiate';
 import { writeObject } from '../responses/writers';
-import { parseBody, readBody, readObject } from './body';
+import { decodeObject, parseBody, readBody } from './body';
 import {
   dryRunFromValues,
   isPretty,
@@ -60,6 +66,45 @@ function validator(r: VerbRequest, op: 'CREATE' | 'UPDATE' | 'DELETE', dryRun: b
   return (obj, old) => r.scope.admission.validate(r.ctx, op, obj, old, r.scope, dryRun);
 }
 
+/**
+ * The field manager of a scope's writes: undefined when managed fields are not kept there (the ServerSideApply
+ * gate is off, the endpoint reads and writes another kind than its resource, like `scale`, or nothing is stored).
+ */
+export function fieldManagerOf(scope: RequestScope): FieldManager | undefined {
+  const k = scope.kind;
+  const sameKind = k.kind === scope.resourceKind.kind && k.apiVersion === scope.resourceKind.apiVersion;
+  if (scope.serverSideApply === false || !sameKind || k.spec.persisted === false) return undefined;
+  return new FieldManager(k, scope.now);
+}
+
+/**
+ * Records a create or update (`live` undefined on create) of `obj` in its managed fields, for the manager the
+ * request names (or its User-Agent); with the ServerSideApply gate off, managed fields are cleared instead, as
+ * Kubernetes does. Returns the object to write.
+ */
+export function trackUpdate<T extends ApiObject>(
+  r: VerbRequest,
+  live: ApiObject | undefined,
+  obj: T,
+  fieldManager: string | undefined,
+): T {
+  if (r.scope.serverSideApply === false) {
+    clearManagedFields(obj);
+    return obj;
+  }
+  const fm = fieldManagerOf(r.scope);
+  if (!fm) return obj;
+  return fm.update(live, obj, managerOrUserAgent(fieldManager, r.req.headers['user-agent']));
+}
+
+/** Reads and decodes the body of a create or update; managed fields that cannot be read are dropped first. */
+async function readRequestObject(r: VerbRequest): Promise<ApiObject> {
+  const body = await readBody(r.req, r.scope.maxRequestBodyBytes);
+  const value = parseBody(body, negotiateInput(r.req.headers['content-type']), r.scope.serializers);
+  dropUnreadableManagedFields(value);
+  return decodeObject(value, r.scope.kind);
+}
+
 /** GET of one object. */
 export async function getHandler(r: VerbRequest): Promise<void> {
   const s = r.scope.storage;
@@ -86,10 +131,11 @@ export async function createHandler(r: VerbRequest): Promise<void> {
   if (!capabilities.creater(s)) unsupported(r, 'create');
   const dryRun = parseDryRun(r.query, 'CreateOptions');
   const fieldManager = parseFieldManager(r.query, 'CreateOptions');
-  const obj = await readObject(r.req, r.scope.kind, r.scope.serializers, r.scope.maxRequestBodyBytes);
-  if (r.name && obj.metadata?.name && obj.metadata.name !== r.name) {
-    throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${r.name})`);
+  const read = await readRequestObject(r);
+  if (r.name && read.metadata?.name && read.metadata.name !== r.name) {
+    throw badRequest(`the name of the object (${read.metadata.name}) does not match the name on the URL (${r.name})`);
   }
+  const obj = trackUpdate(r, undefined, read, fieldManager);
   await r.scope.admission.admit(r.ctx, 'CREATE', obj, undefined, r.scope, dryRun);
   const created = await s.create(r.ctx, obj, validator(r, 'CREATE', dryRun), { dryRun, fieldManager });
   write(r, 201, created);
@@ -101,13 +147,13 @@ export async function updateHandler(r: VerbRequest): Promise<void> {
   if (!capabilities.updater(s)) unsupported(r, 'update');
   const dryRun = parseDryRun(r.query, 'UpdateOptions');
   const fieldManager = parseFieldManager(r.query, 'UpdateOptions');
-  const obj = await readObject(r.req, r.scope.kind, r.scope.serializers, r.scope.maxRequestBodyBytes);
+  const obj = await readRequestObject(r);
   const result = await s.update(
     r.ctx,
     {
       name: r.name,
       updatedObject: async (_ctx, current) => {
-        const next = structuredClone(obj);
+        const next = trackUpdate(r, current, structuredClone(obj), fieldManager);
         await r.scope.admission.admit(r.ctx, current ? 'UPDATE' : 'CREATE', next, current, r.scope, dryRun);
         return next;
       },
