@@ -49,6 +49,16 @@ export function notFoundPath(): StatusError {
   });
 }
 
+/** 405 for a method the path has no route for, as Kubernetes words it. */
+function methodNotAllowed(): StatusError {
+  return new StatusError({
+    code: 405,
+    reason: 'MethodNotAllowed',
+    message: 'the server does not allow this method on the requested resource',
+    details: {},
+  });
+}
+
 function scopeKey(group: string, version: string, resource: string, subresource: string): string {
   return `${group}/${version}/${resource}/${subresource}`;
 }
@@ -221,6 +231,14 @@ export class ApiInstaller {
       if (!namespaced && info.namespace && scope.resource !== 'namespaces') throw notFoundPath();
       if (namespaced && !info.namespace && !(isCollection && (info.verb === 'list' || info.verb === 'watch')))
         throw notFoundPath();
+      // Routes as Kubernetes installs them: a main resource is created on its collection path and replaced or
+      // patched on its item path; the other method/path pairs are not routes (405, not a 400 about a name).
+      if (
+        !info.subresource &&
+        (isCollection ? info.verb === 'update' || info.verb === 'patch' : info.verb === 'create')
+      ) {
+        throw methodNotAllowed();
+      }
       const isRead = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch';
       output = negotiateOutput(req.headers.accept, { allowViews: isRead, stream: info.verb === 'watch' });
       const query = new URLSearchParams(req.url?.split('?')[1] ?? '');
@@ -259,11 +277,7 @@ export class ApiInstaller {
           await deleteCollectionHandler(r);
           break;
         default:
-          throw new StatusError({
-            code: 405,
-            reason: 'MethodNotAllowed',
-            message: `the server does not allow this method on the requested resource`,
-          });
+          throw methodNotAllowed();
       }
     } catch (err) {
       if (!isStatusError(err)) logBug?.(err);
