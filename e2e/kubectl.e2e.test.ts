@@ -111,6 +111,26 @@ it('applies, re-applies, patches, labels and deletes a deployment', () => {
   expect(k(['get', 'deployment', 'web']).stderr).toContain('NotFound');
 });
 
+it('applies server-side, reports conflicts with other managers, and takes fields over with --force-conflicts', () => {
+  const cm = (a: string): string =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa}\ndata: {a: "${a}", b: "x"}\n`;
+  expect(ok(k(['apply', '--server-side', '-f', '-'], cm('1')))).toContain('configmap/ssa serverside-applied');
+  ok(k(['patch', 'configmap', 'ssa', '--type=merge', '-p', '{"data":{"a":"2"}}']));
+  const conflict = k(['apply', '--server-side', '-f', '-'], cm('3'));
+  expect(conflict.status).not.toBe(0);
+  expect(conflict.stderr).toMatch(/Apply failed with 1 conflict: conflict with "kubectl[a-z-]*" using v1: \.data\.a/);
+  expect(ok(k(['apply', '--server-side', '--force-conflicts', '-f', '-'], cm('3')))).toContain(
+    'configmap/ssa serverside-applied',
+  );
+  const obj = JSON.parse(ok(k(['get', 'configmap', 'ssa', '-o', 'json']))) as {
+    data: Record<string, string>;
+    metadata: { managedFields: { manager: string; operation: string }[] };
+  };
+  expect(obj.data).toEqual({ a: '3', b: 'x' });
+  expect(obj.metadata.managedFields.map((e) => [e.manager, e.operation])).toEqual([['kubectl', 'Apply']]);
+  ok(k(['delete', 'configmap', 'ssa']));
+});
+
 it('validates manifests against the served OpenAPI document', () => {
   const r = k(['create', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\nbogusField: true\n');
   expect(r.status).not.toBe(0);
