@@ -17,7 +17,6 @@ import {
   eventsV1ToEvent,
   type EventsV1Event,
   eventToEventsV1,
-  isAlreadyExists,
   jsonCodec,
   type Kind,
   PROTOBUF_MEDIA_TYPE,
@@ -65,6 +64,7 @@ import { StoreFactory } from '../storage/factory';
 import { Compactor, startStorageMetricsPolling } from '../storage/maintenance';
 import { DEFAULT_STORAGE_CONFIG, type StorageConfig } from '../storage/options';
 import { type Storage, StoreStorage } from '../storage/storage';
+import { type Bootstrap, type BootstrapConfig, installBootstrap } from './bootstrap/bootstrap';
 import { resolveResourceConfig, servedResources } from './resource-config';
 
 /** Everything the API server is built from (what the command line options produce). */
@@ -120,6 +120,15 @@ export interface ApiServerConfig {
   enableProfiling: boolean;
   /** `--shutdown-delay-duration`, ms. */
   shutdownDelayMs: number;
+  /** `--livez-grace-period`, ms: for this long after start, `/livez` counts unfinished post-start hooks as passing. */
+  livezGracePeriodMs?: number;
+  /** The logging backend, flushed by the `log` check. Unset: the check only proves the event loop answers. */
+  logging?: { flush(): void };
+  /**
+   * The bootstrap controller: `--endpoint-reconciler-type`, `--apiserver-count`, `--platform-service-node-port`,
+   * and the interval of its passes (tests shorten it).
+   */
+  bootstrap?: BootstrapConfig;
   /** `--runtime-config` entries (validated): which group versions and resources are served. */
   runtimeConfig?: ReadonlyMap<string, string>;
   /**
@@ -144,8 +153,7 @@ const STORED_AS: Record<string, StorageConversion> = {
   },
 };
 
-/** The namespaces the bootstrap controller keeps in existence. */
-export const SYSTEM_NAMESPACES = ['default', 'system', 'public', 'node-lease'];
+export { SYSTEM_NAMESPACES } from './bootstrap/controller';
 
 /** The storage configuration of the store factory, from the server's. */
 function storageConfig(c: ApiServerConfig): StorageConfig {
@@ -199,6 +207,8 @@ export class ApiServer {
   private readonly now: () => number;
   private readonly authenticator: Authenticator;
   private readonly authorizer: Authorizer;
+  /** The bootstrap controller and RBAC reconciler (set by `installChecks`). */
+  bootstrap!: Bootstrap;
 
   private constructor(
     private readonly config: ApiServerConfig,
@@ -216,6 +226,8 @@ export class ApiServer {
       logger: config.logger,
       enableProfiling: config.enableProfiling,
       shutdownDelayMs: config.shutdownDelayMs,
+      livezGracePeriodMs: config.livezGracePeriodMs ?? 0,
+      logging: config.logging ?? { flush: () => {} },
       notFound: (_req, res) => writeError(res, notFoundPath(), this.serializers),
     });
     const port = (): number => {
@@ -474,7 +486,17 @@ export class ApiServer {
     this.secure.addPostStartHook('generic-apiserver-start-informers', async () => {
       await Promise.all(this.caches.map((c) => c.start()));
     });
-    this.secure.addPostStartHook('bootstrap-controller', () => this.ensureNamespaces());
+    this.bootstrap = installBootstrap({
+      secure: this.secure,
+      lookup: (group, resource) => this.stores.get(`${group}/${resource}`),
+      leaseStore: this.storeFor('', 'endpoints'),
+      storePrefix: this.config.storage.prefix,
+      serviceClusterIPRange: this.config.services?.clusterIPRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+      advertiseAddress: this.config.advertiseAddress,
+      now: this.now,
+      log: this.config.logger,
+      config: this.config.bootstrap,
+    });
     // --store-compaction-interval: each store is compacted to the revision it had one interval before.
     const compactors = stores.map(
       (store) =>
@@ -538,18 +560,7 @@ export class ApiServer {
 
   /** Creates the system namespaces that are missing (the bootstrap controller's first pass). */
   async ensureNamespaces(): Promise<void> {
-    const namespaces = this.stores.get('/namespaces');
-    if (!namespaces) return;
-    const ctx: RequestContext = { namespace: '', now: this.now };
-    for (const name of SYSTEM_NAMESPACES) {
-      try {
-        await namespaces.create(ctx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, undefined, {
-          dryRun: false,
-        });
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-      }
-    }
+    await this.bootstrap.controller.ensureNamespaces();
   }
 
   /** Listens; resolves with the address. Post-start hooks run in the background. */

@@ -7,7 +7,8 @@
  * (the API server mounts its handler chain there); then the built-in routes; then the not-found fallback.
  *
  * Graceful shutdown (`shutdown()`, or SIGTERM/SIGINT after `installSignalHandlers()`): `/readyz` fails at once
- * (check `shutdown`), then after the shutdown delay the listener stops accepting, {@link SecureServer.signal} aborts
+ * (check `shutdown`) and the pre-shutdown hooks start; after the shutdown delay (and those hooks) the listener stops
+ * accepting, {@link SecureServer.signal} aborts
  * (long-running requests such as watches and the daemon's loops end on it), in-flight requests drain (bounded by
  * the drain timeout, then connections are closed), and the shutdown hooks run in reverse registration order.
  */
@@ -89,6 +90,7 @@ export class SecureServer {
   private readonly controller = new AbortController();
   private readonly postStartHooks: { name: string; hook: Hook }[] = [];
   private readonly shutdownHooks: { name: string; hook: () => Promise<void> | void }[] = [];
+  private readonly preShutdownHooks: { name: string; hook: () => Promise<void> | void }[] = [];
   private readonly delay: (ms: number, signal: AbortSignal) => Promise<void>;
   private front: NetServer | undefined;
   private servers: HttpsServer[] = [];
@@ -147,6 +149,15 @@ export class SecureServer {
     this.upgradeHandler = handler;
   }
 
+  /**
+   * Registers a hook run as soon as shutdown begins, while the server still serves (during the shutdown delay);
+   * the listener closes only after every such hook has finished (Kubernetes' pre-shutdown hooks: the API server
+   * takes itself out of its Service's Endpoints there). Errors are logged.
+   */
+  addPreShutdownHook(name: string, hook: () => Promise<void> | void): void {
+    this.preShutdownHooks.push({ name, hook });
+  }
+
   /** Registers a hook run at the end of shutdown (reverse registration order), e.g. closing storage. */
   addShutdownHook(name: string, hook: () => Promise<void> | void): void {
     this.shutdownHooks.push({ name, hook });
@@ -181,6 +192,7 @@ export class SecureServer {
       key: pair.keyPem,
       ...(s.ciphers !== undefined ? { ciphers: s.ciphers } : {}),
       ...(s.minVersion !== undefined ? { minVersion: s.minVersion } : {}),
+      ...(s.clientCA !== undefined ? { ca: s.clientCA } : {}),
     };
   }
 
@@ -273,6 +285,8 @@ export class SecureServer {
       createHttpsServer(
         {
           ...this.contextOptions(pair),
+          // Client certificates are asked for, never required: the daemon checks the chain against its own CAs.
+          ...(s.clientCA !== undefined ? { requestCert: true, rejectUnauthorized: false } : {}),
           SNICallback: (servername, cb) => {
             // A client that names a server gets the default certificate when nothing matches, whichever local
             // IP it connected to (the IP rule is only for clients that send no name).
@@ -333,8 +347,18 @@ export class SecureServer {
   private async doShutdown(): Promise<void> {
     this.isShuttingDown = true;
     this.log.info('Shutdown initiated: /readyz now fails');
+    const preShutdown = Promise.all(
+      this.preShutdownHooks.map(async ({ name, hook }) => {
+        try {
+          await hook();
+        } catch (err) {
+          this.log.error('Pre-shutdown hook failed', { hook: name, err });
+        }
+      }),
+    );
     const never = new AbortController().signal;
     if ((this.o.shutdownDelayMs ?? 0) > 0) await this.delay(this.o.shutdownDelayMs!, never);
+    await preShutdown;
     const closed = this.front ? new Promise<void>((r) => this.front!.close(() => r())) : Promise.resolve();
     // close() on an HTTP server also closes its idle keep-alive connections.
     for (const srv of this.servers) srv.close();
