@@ -2,7 +2,7 @@
  * The views a get, list or watch response may be asked for (`as=Table`, `as=PartialObjectMetadata[List]`), built
  * from objects in their JSON form.
  */
-import { type ApiObject, type Table, tableColumns, toTable } from '@platform/api';
+import { type ApiObject, badRequest, type Table, tableColumns, toTable } from '@platform/api';
 
 import { type OutputFormat } from '../negotiation/negotiate';
 import { type ObjectList } from '../../registry/rest/rest';
@@ -11,9 +11,14 @@ import { type Query } from './options';
 
 type IncludeObject = 'None' | 'Object' | 'Metadata';
 
+/** `includeObject` of a Table request: Metadata when unset; another value than the three is 400, as in Kubernetes. */
 function includeObject(q: Query): IncludeObject {
   const v = q.get('includeObject');
-  return v === 'None' || v === 'Object' ? v : 'Metadata';
+  if (v === null || v === '') return 'Metadata';
+  if (v === 'None' || v === 'Object' || v === 'Metadata') return v;
+  throw badRequest(
+    `includeObject: Unsupported value: ${JSON.stringify(v)}: supported values: "Metadata", "None", "Object"`,
+  );
 }
 
 function partial(obj: ApiObject, version: string): ApiObject {
