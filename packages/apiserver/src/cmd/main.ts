@@ -22,7 +22,9 @@ import {
   VersionOptions,
 } from '@platform/common';
 
+import { type Authorizer } from '../auth/authorizer';
 import { ApiServer, type ApiServerConfig } from '../server/api-server';
+import { AuthorizationOptions } from './authorization-options';
 import { type ApiServerFlagsConfig, SecurityOptions, ServerRunOptions, StoreOptions } from './options';
 
 const NAME = 'platform-apiserver';
@@ -38,6 +40,7 @@ export function apiServerCommand(): { cmd: Command; groups: OptionGroup<never>[]
     new StoreOptions(),
     new SecureServingOptions({ port: 6443, certDir: '/var/run/platform', pairName: 'apiserver', allowDisable: false }),
     new SecurityOptions(),
+    new AuthorizationOptions(),
     new FeatureGateOptions(new FeatureGate(CONTROL_PLANE_FEATURES)),
     new LoggingOptions(),
     new MetricsOptions(),
@@ -54,6 +57,7 @@ type Collected = ApiServerFlagsConfig & {
   logging?: LoggingConfig;
   metrics?: MetricsConfig;
   profiling?: ProfilingConfig;
+  authorizer?: Authorizer;
 };
 
 /** Runs the API server with `argv` (without node and script). Resolves with the exit code. */
@@ -87,6 +91,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     shutdownDelayMs: collected.shutdownDelayMs ?? 0,
     serverSideApply: collected.featureGate?.enabled('ServerSideApply') ?? true,
     ...(collected.services ? { services: collected.services } : {}),
+    ...(collected.authorizer ? { security: { authorizer: collected.authorizer } } : {}),
   };
   let server: ApiServer;
   try {

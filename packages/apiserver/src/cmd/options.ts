@@ -589,38 +589,6 @@ export class SecurityOptions extends OptionGroupBase<ApiServerFlagsConfig> {
         'v1beta1',
         (r) => r === 'v1beta1',
       ),
-      unsupported(
-        'authorization-mode',
-        'strings',
-        'Ordered list of plug-ins to do authorization on secure port. Comma-delimited list of: AlwaysAllow,AlwaysDeny,ABAC,Webhook,RBAC,Node.',
-        'AlwaysAllow',
-        (r) => r === 'AlwaysAllow',
-      ),
-      str(
-        'authorization-policy-file',
-        'File with authorization policy in json line by line format, used with --authorization-mode=ABAC.',
-      ),
-      str(
-        'authorization-webhook-config-file',
-        'File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook.',
-      ),
-      dur(
-        'authorization-webhook-cache-authorized-ttl',
-        "The duration to cache 'authorized' responses from the webhook authorizer.",
-        '5m0s',
-      ),
-      dur(
-        'authorization-webhook-cache-unauthorized-ttl',
-        "The duration to cache 'unauthorized' responses from the webhook authorizer.",
-        '30s',
-      ),
-      unsupported(
-        'authorization-webhook-version',
-        'string',
-        'The API version of the authorization.platform SubjectAccessReview to send to and expect from the webhook.',
-        'v1beta1',
-        (r) => r === 'v1beta1',
-      ),
       str(
         'client-ca-file',
         'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.',

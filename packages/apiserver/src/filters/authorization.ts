@@ -10,6 +10,8 @@ import { type Logger } from '@platform/common';
 
 import { ANONYMOUS } from '../auth/authenticator';
 import { type Attributes, attributesOf, type Authorizer, forbiddenMessage } from '../auth/authorizer';
+import { addAuditAnnotation } from '../audit/context';
+import { DECISION_ANNOTATION, REASON_ANNOTATION } from '../audit/types';
 import { type Serializers, writeError } from '../endpoints/responses/writers';
 import { getRequestInfo, getUser } from './request-info';
 
@@ -17,8 +19,9 @@ import { getRequestInfo, getUser } from './request-info';
 export function forbiddenError(a: Attributes, reason: string): StatusError {
   const detail = forbiddenMessage(a, reason);
   if (!a.resourceRequest) return new StatusError({ code: 403, reason: 'Forbidden', message: `forbidden: ${detail}` });
-  const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
-  return forbidden({ group: a.apiGroup, resource }, a.name, detail);
+  // As Kubernetes: the Status names the resource without its subresource (`pods "x" is forbidden: ...`); the
+  // message says `pods/log`.
+  return forbidden({ group: a.apiGroup, resource: a.resource }, a.name, detail);
 }
 
 /** Authorizes `req`; resolves true when allowed, otherwise calls `reject` with the 403 and resolves false. */
@@ -30,6 +33,9 @@ export async function authorizeRequest(
 ): Promise<boolean> {
   const a = attributesOf(getRequestInfo(req), getUser(req) ?? ANONYMOUS);
   const r = await authorizer.authorize(a);
+  // Audit annotations, as Kubernetes records the decision and the authorizer's reason.
+  addAuditAnnotation(req, DECISION_ANNOTATION, r.decision === 'allow' ? 'allow' : 'forbid');
+  if (r.reason) addAuditAnnotation(req, REASON_ANNOTATION, r.reason);
   if (r.decision === 'allow') return true;
   log.v(4).info('Forbidden', { user: a.user.name, verb: a.verb, resource: a.resource, path: a.path, reason: r.reason });
   reject(forbiddenError(a, r.reason));

@@ -9,6 +9,8 @@
  */
 import { type Kind, type NameValidator, validateNamespaceName, validatePathSegmentName } from '@platform/api';
 
+import { type Authorizer, type RuleSource } from '../auth/authorizer';
+
 import { webhookConfigurationStrategy } from './admissionregistration/webhookconfiguration/strategy';
 import { daemonSetStrategy } from './apps/daemonset/strategy';
 import { deploymentStrategy } from './apps/deployment/strategy';
@@ -47,6 +49,7 @@ import { type ObjectStorage } from './generic/storage-interface';
 import { GenericStore, type StoreDefinition } from './generic/store';
 import { podDisruptionBudgetStrategy } from './policy/poddisruptionbudget/strategy';
 import { clusterRoleStrategy, roleStrategy } from './rbac/clusterrole/strategy';
+import { escalationContext, PolicyBasedStore } from './rbac/escalation';
 import { clusterRoleBindingStrategy, roleBindingStrategy } from './rbac/rolebinding/strategy';
 import { type CreateStrategy, type DeleteStrategy, type RestStorage, type UpdateStrategy } from './rest/rest';
 import { PriorityClassStore, priorityClassStrategy } from './scheduling/priorityclass/strategy';
@@ -68,6 +71,10 @@ export interface InstallContext {
   serviceClusterIPRange: string;
   /** `--service-node-port-range` (`<low>-<high>`). */
   serviceNodePortRange: string;
+  /** The server's authorizer chain (access reviews; the `escalate` and `bind` checks of RBAC writes). */
+  authorizer: Authorizer;
+  /** The RBAC rules of the server's registry, in memory (escalation checks). */
+  rbacRules: RuleSource;
 }
 
 /** Kubernetes' defaults of `--service-cluster-ip-range` and `--service-node-port-range`. */
@@ -121,6 +128,11 @@ function storeWith(definition: StoreDefinition, updateStrategy: UpdateStrategy):
 
 function scale(): SubresourceBuilder {
   return (c) => new ScaleREST(c.bodyKind, c.kind, c.main);
+}
+
+/** The escalation checks of the RBAC stores, from the install context. */
+function rbacEscalation(c: InstallContext): ReturnType<typeof escalationContext> {
+  return escalationContext(c.authorizer, c.rbacRules, c.definitionOf);
 }
 
 type Entry = (kind: Kind) => BuiltinResource | VirtualResource;
@@ -212,18 +224,22 @@ const TABLE: Record<string, Entry> = {
   'rbac.authorization.platform/clusterroles': (kind) => ({
     strategy: clusterRoleStrategy(kind),
     nameValidator: validatePathSegmentName,
+    store: (definition, c) => new PolicyBasedStore(definition, 'clusterroles', rbacEscalation(c)),
   }),
   'rbac.authorization.platform/roles': (kind) => ({
     strategy: roleStrategy(kind),
     nameValidator: validatePathSegmentName,
+    store: (definition, c) => new PolicyBasedStore(definition, 'roles', rbacEscalation(c)),
   }),
   'rbac.authorization.platform/clusterrolebindings': (kind) => ({
     strategy: clusterRoleBindingStrategy(kind),
     nameValidator: validatePathSegmentName,
+    store: (definition, c) => new PolicyBasedStore(definition, 'clusterrolebindings', rbacEscalation(c)),
   }),
   'rbac.authorization.platform/rolebindings': (kind) => ({
     strategy: roleBindingStrategy(kind),
     nameValidator: validatePathSegmentName,
+    store: (definition, c) => new PolicyBasedStore(definition, 'rolebindings', rbacEscalation(c)),
   }),
   'coordination.platform/leases': (kind) => ({ strategy: leaseStrategy(kind) }),
   'admissionregistration.platform/mutatingwebhookconfigurations': (kind) => ({
@@ -238,10 +254,18 @@ const TABLE: Record<string, Entry> = {
   }),
   'policy/poddisruptionbudgets': (kind) => ({ strategy: podDisruptionBudgetStrategy(kind) }),
   'discovery.platform/endpointslices': (kind) => ({ strategy: endpointSliceStrategy(kind) }),
-  'authorization.platform/subjectaccessreviews': () => ({ virtual: (kind) => new AccessReviewREST(kind) }),
-  'authorization.platform/selfsubjectaccessreviews': () => ({ virtual: (kind) => new AccessReviewREST(kind) }),
-  'authorization.platform/localsubjectaccessreviews': () => ({ virtual: (kind) => new AccessReviewREST(kind) }),
-  'authorization.platform/selfsubjectrulesreviews': () => ({ virtual: (kind) => new AccessReviewREST(kind) }),
+  'authorization.platform/subjectaccessreviews': () => ({
+    virtual: (kind, c) => new AccessReviewREST(kind, c.authorizer),
+  }),
+  'authorization.platform/selfsubjectaccessreviews': () => ({
+    virtual: (kind, c) => new AccessReviewREST(kind, c.authorizer),
+  }),
+  'authorization.platform/localsubjectaccessreviews': () => ({
+    virtual: (kind, c) => new AccessReviewREST(kind, c.authorizer),
+  }),
+  'authorization.platform/selfsubjectrulesreviews': () => ({
+    virtual: (kind, c) => new AccessReviewREST(kind, c.authorizer),
+  }),
   'authentication.platform/tokenreviews': () => ({ virtual: (kind) => new TokenReviewREST(kind) }),
 };
 

@@ -27,6 +27,8 @@ import { type Logger, namedCheck, SecureServer, type SecureServingInfo } from '@
 import { type WebSocket, WebSocketServer } from 'ws';
 
 import { type Authenticator, requestAuthenticator } from '../auth/authenticator';
+import { registryAuthorizationHost } from '../auth/authorization/host';
+import { RbacIndex } from '../auth/authorization/rbac/index';
 import { ALWAYS_ALLOW, type Authorizer } from '../auth/authorizer';
 import { ApiInstaller, notFoundPath } from '../endpoints/installer';
 import { buildOpenApi, OPENAPI_PROTOBUF_MEDIA_TYPE, type OpenApiDocument } from '../endpoints/openapi';
@@ -207,6 +209,8 @@ export class ApiServer {
   private readonly now: () => number;
   private readonly authenticator: Authenticator;
   private readonly authorizer: Authorizer;
+  /** Roles and bindings in memory, fed by their watches: RBAC decisions and escalation checks read it. */
+  private readonly rbac = new RbacIndex();
   /** The bootstrap controller and RBAC reconciler (set by `installChecks`). */
   bootstrap!: Bootstrap;
 
@@ -310,6 +314,8 @@ export class ApiServer {
       storePrefix: this.config.storage.prefix,
       serviceClusterIPRange: this.config.services?.clusterIPRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE,
       serviceNodePortRange: this.config.services?.nodePortRange ?? DEFAULT_SERVICE_NODE_PORT_RANGE,
+      authorizer: this.authorizer,
+      rbacRules: this.rbac,
     };
     // Versions of one group share their resource's storage (and watch cache), as in Kubernetes. Objects are stored
     // in the version that wrote them and read back in any version of the group; the schemas of those versions are
@@ -485,6 +491,13 @@ export class ApiServer {
     );
     this.secure.addPostStartHook('generic-apiserver-start-informers', async () => {
       await Promise.all(this.caches.map((c) => c.start()));
+    });
+    // The RBAC index and the authorizers that read the registry (Node) are ready before the server is.
+    this.secure.addPostStartHook('authorization-informers', async (signal) => {
+      const lookup = (group: string, resource: string): GenericStore | undefined =>
+        this.stores.get(`${group}/${resource}`);
+      const host = registryAuthorizationHost(lookup, this.rbac, this.config.logger, this.now);
+      await Promise.all([this.rbac.start(host, signal), this.authorizer.start?.(host, signal)]);
     });
     this.bootstrap = installBootstrap({
       secure: this.secure,

@@ -6,7 +6,8 @@ import {
 } from '@platform/api';
 
 import { type RequestContext } from '../../rest/rest';
-import { AccessReviewREST, ALWAYS_ALLOW_REASON, validateAccessReview } from './rest';
+import { type Authorizer } from '../../../auth/authorizer';
+import { AccessReviewREST, validateAccessReview } from './rest';
 
 const show = (errs: FieldError[]): string[] => errs.map((e) => `${e.type} ${e.field}`);
 
@@ -49,7 +50,31 @@ describe('AccessReviewREST', () => {
       { dryRun: false },
     )) as ApiObject & { spec: { user: string; groups: string[] }; status: object };
     expect([r.spec.user, r.spec.groups]).toEqual(['alice', ['devs']]);
-    expect(r.status).toEqual({ allowed: true, reason: ALWAYS_ALLOW_REASON });
+    expect(r.status).toEqual({ allowed: true });
+  });
+
+  it('answers from the authorizer it was given: allowed, denied and the reason', async () => {
+    const seen: string[] = [];
+    const authorizer: Authorizer = {
+      authorize: async (a) => {
+        seen.push(`${a.user.name} ${a.verb} ${a.resource} ${a.namespace}`);
+        return a.verb === 'delete'
+          ? { decision: 'deny', reason: 'no deletes' }
+          : { decision: 'noOpinion', reason: 'x' };
+      },
+    };
+    const ask = async (verb: string): Promise<unknown> =>
+      (
+        (await new AccessReviewREST(SelfSubjectAccessReviewKind, authorizer).create(
+          ctx,
+          { spec: { resourceAttributes: { verb, resource: 'pods', namespace: 'ns' } } } as ApiObject,
+          undefined,
+          { dryRun: false },
+        )) as ApiObject & { status: object }
+      ).status;
+    expect(await ask('delete')).toEqual({ allowed: false, denied: true, reason: 'no deletes' });
+    expect(await ask('get')).toEqual({ allowed: false, reason: 'x' });
+    expect(seen).toEqual(['alice delete pods ns', 'alice get pods ns']);
   });
 
   it('puts a local review in the request namespace', async () => {

@@ -1,8 +1,8 @@
 /**
  * The authorization reviews (model: Kubernetes 1.21 `pkg/registry/authorization/<review>/rest.go`): create-only
- * storages that store nothing and answer with the decision of the authorizer in force. Until the authorizer of the
- * security issue is configured, that is AlwaysAllow: every access review is allowed, and a rules review lists
- * every verb on every resource and every non-resource URL.
+ * storages that store nothing and answer with the decision of the server's authorizer chain (the one that guards
+ * its requests, `--authorization-mode`): `allowed` when it allows, `denied` when one of its authorizers denies,
+ * and its reason.
  *
  * - SubjectAccessReview: names a user or groups; resource or non-resource attributes, exactly one.
  * - LocalSubjectAccessReview: the same within the request's namespace (resource attributes only, same namespace).
@@ -20,6 +20,7 @@ import {
   type SubjectAccessReview,
 } from '@platform/api';
 
+import { ALWAYS_ALLOW, type Attributes, type Authorizer } from '../../../auth/authorizer';
 import {
   type Creater,
   type RequestContext,
@@ -27,9 +28,6 @@ import {
   type ValidateObjectFunc,
   type WriteOptions,
 } from '../../rest/rest';
-
-/** The reason of an AlwaysAllow decision. */
-export const ALWAYS_ALLOW_REASON = 'the AlwaysAllow authorization mode allows every request';
 
 type Review = ApiObject & {
   spec?: SubjectAccessReview['spec'] & { namespace?: string };
@@ -90,7 +88,10 @@ export function validateAccessReview(review: Review, kind: string): FieldError[]
 
 /** The storage of one review kind. */
 export class AccessReviewREST implements Creater, RestStorage {
-  constructor(readonly kind: Kind) {}
+  constructor(
+    readonly kind: Kind,
+    private readonly authorizer: Authorizer = ALWAYS_ALLOW,
+  ) {}
 
   async create(
     ctx: RequestContext,
@@ -123,14 +124,71 @@ export class AccessReviewREST implements Creater, RestStorage {
     if (validate) await validate(review);
     review.status =
       this.kind.kind === 'SelfSubjectRulesReview'
-        ? {
-            resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
-            nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
-            incomplete: false,
-          }
-        : { allowed: true, reason: ALWAYS_ALLOW_REASON };
+        ? this.rulesStatus(ctx, spec.namespace ?? '')
+        : await this.accessStatus(review.spec as NonNullable<Review['spec']>);
     review.apiVersion = this.kind.apiVersion;
     review.kind = this.kind.kind;
     return review;
   }
+
+  private async accessStatus(spec: NonNullable<Review['spec']>): Promise<Record<string, unknown>> {
+    const r = await this.authorizer.authorize(attributesOfReview(spec));
+    const status: Record<string, unknown> = { allowed: r.decision === 'allow' };
+    if (r.decision === 'deny') status.denied = true;
+    if (r.reason) status.reason = r.reason;
+    if (r.evaluationError) status.evaluationError = r.evaluationError;
+    return status;
+  }
+
+  private rulesStatus(ctx: RequestContext, namespace: string): Record<string, unknown> {
+    const user = ctx.user ?? { name: '', groups: [] };
+    const r = this.authorizer.rulesFor ? this.authorizer.rulesFor(user, namespace) : undefined;
+    if (!r) return { resourceRules: [], nonResourceRules: [], incomplete: true };
+    const status: Record<string, unknown> = {
+      resourceRules: r.resourceRules.map((x) => ({
+        verbs: x.verbs,
+        apiGroups: x.apiGroups,
+        resources: x.resources,
+        ...(x.resourceNames.length ? { resourceNames: x.resourceNames } : {}),
+      })),
+      nonResourceRules: r.nonResourceRules,
+      incomplete: r.incomplete,
+    };
+    if (r.errors.length) status.evaluationError = r.errors.join(', ');
+    return status;
+  }
+}
+
+/** The attributes an access review asks about (model: `authorizationutil.ResourceAttributesFrom`). */
+export function attributesOfReview(spec: NonNullable<Review['spec']>): Attributes {
+  const user = { name: spec.user ?? '', groups: [...(spec.groups ?? [])], ...(spec.uid ? { uid: spec.uid } : {}) };
+  const withExtra = spec.extra ? { ...user, extra: spec.extra } : user;
+  const ra = spec.resourceAttributes;
+  if (ra) {
+    return {
+      user: withExtra,
+      verb: ra.verb ?? '',
+      resourceRequest: true,
+      namespace: ra.namespace ?? '',
+      apiGroup: ra.group ?? '',
+      apiVersion: ra.version ?? '',
+      resource: ra.resource ?? '',
+      subresource: ra.subresource ?? '',
+      name: ra.name ?? '',
+      path: '',
+    };
+  }
+  const nra = spec.nonResourceAttributes ?? {};
+  return {
+    user: withExtra,
+    verb: nra.verb ?? '',
+    resourceRequest: false,
+    namespace: '',
+    apiGroup: '',
+    apiVersion: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    path: nra.path ?? '',
+  };
 }
