@@ -90,13 +90,23 @@ export function comparePaths(a: Path, b: Path): number {
   return a.length - b.length;
 }
 
+// Members are kept as their elements joined by NUL, which no element contains: names of fields and map keys are
+// validated (no control characters), and key and value elements are JSON, which escapes them.
+const SEP = '\u0000';
+
 function encode(path: Path): string {
-  return JSON.stringify(path);
+  return path.join(SEP);
+}
+
+function decode(member: string): PathElement[] {
+  return member.split(SEP);
 }
 
 /** An immutable set of paths. Operations return new sets. */
 export class FieldSet {
   private readonly members: ReadonlySet<string>;
+  /** Every proper prefix of a member (computed on first use; the set never changes). */
+  private prefixes?: Set<string>;
 
   private constructor(members: ReadonlySet<string>) {
     this.members = members;
@@ -169,9 +179,9 @@ export class FieldSet {
       children: Map<string, Node>;
     }
     const root: Node = { member: false, children: new Map() };
-    for (const p of this) {
+    for (const member of this.members) {
       let n = root;
-      for (const e of p) {
+      for (const e of decode(member)) {
         let c = n.children.get(e);
         if (!c) {
           c = { member: false, children: new Map() };
@@ -204,9 +214,14 @@ export class FieldSet {
 
   /** True when some member lies strictly below `path`. */
   hasDescendant(path: Path): boolean {
-    const prefix = path.length === 0 ? '[' : `${encode(path).slice(0, -1)},`;
-    for (const m of this.members) if (m.startsWith(prefix) && m.length > prefix.length) return true;
-    return false;
+    if (path.length === 0) return this.members.size > 0;
+    if (!this.prefixes) {
+      this.prefixes = new Set();
+      for (const m of this.members) {
+        for (let i = m.indexOf(SEP); i >= 0; i = m.indexOf(SEP, i + 1)) this.prefixes.add(m.slice(0, i));
+      }
+    }
+    return this.prefixes.has(encode(path));
   }
 
   /** This set with `paths` added. */
@@ -234,7 +249,7 @@ export class FieldSet {
   /** This set without the members that are `path` or lie below it. */
   withoutSubtree(path: Path): FieldSet {
     const exact = encode(path);
-    const prefix = `${exact.slice(0, -1)},`;
+    const prefix = `${exact}${SEP}`;
     return new FieldSet(new Set([...this.members].filter((m) => m !== exact && !m.startsWith(prefix))));
   }
 
@@ -242,15 +257,13 @@ export class FieldSet {
     return this.size === o.size && [...this.members].every((m) => o.members.has(m));
   }
 
-  /** The members, shortest paths first, then in string order (a stable order for messages). */
+  /** The members, in no particular order. */
   *[Symbol.iterator](): IterableIterator<Path> {
-    const paths = [...this.members].map((m) => JSON.parse(m) as PathElement[]);
-    paths.sort((a, b) => a.length - b.length || (encode(a) < encode(b) ? -1 : encode(a) > encode(b) ? 1 : 0));
-    yield* paths;
+    for (const m of this.members) yield decode(m);
   }
 
   /** The members in path order (parents before children, siblings sorted), as messages list them. */
   sorted(): Path[] {
-    return [...this.members].map((m) => JSON.parse(m) as PathElement[]).sort(comparePaths);
+    return [...this].sort(comparePaths);
   }
 }

@@ -228,7 +228,7 @@ function finish(managers: Managers): Managers {
 
 /** What an update or apply produced. */
 export interface OwnershipResult {
-  /** The new object (without `metadata.managedFields`). */
+  /** The new object (without `metadata.managedFields`; after an update it shares nested values with `next`). */
   object: Json;
   managers: Managers;
   /** Whether the object changed. */
@@ -245,11 +245,15 @@ export interface OwnershipOptions {
   now: number;
 }
 
+/** A shallow copy (object and metadata) without `metadata.managedFields`; nested values are shared. */
 function withoutManagedFields(obj: unknown): Json {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return {};
-  const copy = structuredClone(obj) as { [k: string]: Json };
+  const copy = { ...(obj as { [k: string]: Json }) };
   const meta = copy.metadata;
-  if (meta && typeof meta === 'object' && !Array.isArray(meta)) delete meta.managedFields;
+  if (meta && typeof meta === 'object' && !Array.isArray(meta)) {
+    const { managedFields: _mf, ...rest } = meta;
+    copy.metadata = rest;
+  }
   return copy;
 }
 
@@ -360,7 +364,8 @@ export function applyOwnership(
     set: applied,
     ...(last?.time ? { time: last.time } : {}),
   });
-  const pruned = dropNulls(last ? prune(merged, out, last.set, o.schema) : merged);
+  const copy = dropNulls(merged);
+  const pruned = last ? prune(copy, out, last.set, o.schema) : copy;
   const c: Comparison = compare(before, pruned, o.schema);
   const changed = c.modified.union(c.added);
   const conflicts: Conflict[] = [];
@@ -387,14 +392,14 @@ export function applyOwnership(
 }
 
 /**
- * Removes from `merged` what the applier owned before (`last`) and owns no longer, unless another manager (or the
+ * Removes from `merged` (in place) what the applier owned before (`last`) and owns no longer, unless another manager (or the
  * new configuration) still owns it. A struct that held such fields goes too when nobody owns anything inside it;
  * the server's own fields (`metadata`, its name, ...) are never removed.
  */
 function prune(merged: Json, managers: Managers, last: FieldSet, schema: AnnotatedSchema): Json {
   let keep = FieldSet.empty();
   for (const e of managers.values()) keep = keep.union(e.set);
-  const candidates = withNamedParents(last, merged, schema);
+  const candidates = [...withNamedParents(last, merged, schema)].sort((a, b) => a.length - b.length);
   const removed: Path[] = [];
   for (const path of candidates) {
     if (SERVER_SET.has(path) || keep.has(path) || keep.hasDescendant(path)) continue;

@@ -309,14 +309,15 @@ export function compare(lhs: unknown, rhs: unknown, schema: AnnotatedSchema | un
 /**
  * Merges an applied configuration into a live object (structured-merge-diff `Merge`): structs and maps merge
  * field by field, associative lists merge element by element (live order first, new elements after, in the
- * configuration's order), sets take the union, and everything else takes the configuration's value.
+ * configuration's order), sets take the union, and everything else takes the configuration's value. The result
+ * shares unchanged subtrees with its inputs: copy it (as {@link dropNulls} does) before changing it.
  */
 export function merge(lhs: unknown, rhs: unknown, schema: AnnotatedSchema | undefined): Json {
   const walk = (l: Json | undefined, r: Json | undefined, s: AnnotatedSchema | undefined, path: Path): Json => {
-    if (r === undefined) return structuredClone(l as Json);
-    if (l === undefined) return structuredClone(r);
+    if (r === undefined) return l as Json;
+    if (l === undefined) return r;
     const shape = shapeOf(s, r);
-    if (!isGranular(shape, r) || !isGranular(shapeOf(s, l), l)) return structuredClone(r);
+    if (!isGranular(shape, r) || !isGranular(shapeOf(s, l), l)) return r;
     if (shape.type === 'list') {
       const ri = keyedItems(shape, r as Json[], path, false);
       const byElement = new Map(ri.map((k) => [k.element, k.item]));
@@ -327,12 +328,12 @@ export function merge(lhs: unknown, rhs: unknown, schema: AnnotatedSchema | unde
         if (e !== undefined && byElement.has(e) && !used.has(e)) {
           used.add(e);
           out.push(shape.listType === 'map' ? walk(item, byElement.get(e), shape.elem, [...path, e]) : item);
-        } else out.push(structuredClone(item));
+        } else out.push(item);
       }
-      for (const { element, item } of ri) if (!used.has(element)) out.push(structuredClone(item));
+      for (const { element, item } of ri) if (!used.has(element)) out.push(item);
       return out;
     }
-    const out: JsonObject = structuredClone(l as JsonObject);
+    const out: JsonObject = { ...(l as JsonObject) };
     for (const [k, v] of Object.entries(r as JsonObject)) {
       if (v === undefined) continue;
       out[k] = walk(out[k], v, childSchema(shape, k), [...path, fieldElement(k)]);
@@ -342,9 +343,12 @@ export function merge(lhs: unknown, rhs: unknown, schema: AnnotatedSchema | unde
   return walk(lhs as Json, rhs as Json, schema, []);
 }
 
-/** A copy of `value` without the nodes at `paths` (each with its subtree). Paths that do not exist are ignored. */
-export function removePaths(value: unknown, paths: Iterable<Path>, schema: AnnotatedSchema | undefined): Json {
-  const root = structuredClone(value as Json);
+/**
+ * Removes the nodes at `paths` (each with its subtree) from `value`, in place, and returns it. Paths that do not
+ * exist are ignored.
+ */
+export function removePaths(value: Json, paths: Iterable<Path>, schema: AnnotatedSchema | undefined): Json {
+  const root = value;
   for (const path of paths) {
     if (path.length === 0) continue;
     let node: Json | undefined = root;
@@ -377,7 +381,10 @@ export function removePaths(value: unknown, paths: Iterable<Path>, schema: Annot
   return root;
 }
 
-/** A copy of `value` in which object fields whose value is `null` are dropped (an applied `null` unsets a field). */
+/**
+ * A deep copy of `value` in which object fields whose value is `null` are dropped (an applied `null` unsets a
+ * field).
+ */
 export function dropNulls(value: unknown): Json {
   if (Array.isArray(value)) return value.map(dropNulls);
   if (isObject(value)) {
