@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Runs benchmark files: `npm run bench -- <suite> [<suite>...]` runs every `packages/*/lib/**/*.bench.js` (the
-// compiled build) whose path contains one of the suite names; with no name, all of them. When a benchmark has not
-// been built (or its source is newer than the build), its `src/**/*.bench.ts` runs directly, transpiled file by file
+// Runs benchmark files: `npm run bench -- <suite> [<suite>...]` runs `packages/*/lib/**/<suite>.bench.js` (the
+// compiled build; a suite that names no benchmark picks every one whose path contains it); with no name, all of
+// them. When a benchmark has not been built (or its source is newer than the build), its `src/**/*.bench.ts` runs directly, transpiled file by file
 // with the TypeScript compiler's `transpileModule` (typescript is a devDependency; no type checking).
 // Each benchmark runs in its own Node process, one after the other, and prints its figures as a table. Figures are
 // printed, never asserted: the exit code only says whether every benchmark ran.
@@ -53,7 +53,11 @@ function main(argv) {
       benches.push({ name: path.relative(root, s), file: useLib ? lib : s, compiled: useLib });
     }
   }
-  const selected = benches.filter((b) => suites.length === 0 || suites.some((s) => b.name.includes(s)));
+  // A suite name picks the benchmark of that name (`apiserver` → apiserver.bench.ts); a name that is no benchmark's
+  // picks every benchmark whose path contains it (`storage/` or a package name).
+  const baseName = (b) => path.basename(b.name, '.bench.ts');
+  const picks = (s, b) => (benches.some((o) => baseName(o) === s) ? baseName(b) === s : b.name.includes(s));
+  const selected = benches.filter((b) => suites.length === 0 || suites.some((s) => picks(s, b)));
   if (selected.length === 0) {
     console.error(
       `no benchmark matches ${suites.join(', ') || '(any)'}; known: ${benches.map((b) => b.name).join(', ')}`,

@@ -1,0 +1,483 @@
+/**
+ * API server benchmark (`npm run bench -- apiserver`), on each store: the embedded SQLite store and a real etcd
+ * (one member, its default durable settings, on a temp dir). The API server runs as a child process (the
+ * `platform-apiserver` command: the compiled one when this file runs compiled, else its sources), so that its peak
+ * RSS is its own (`VmHWM` of /proc/<pid>/status) and the clients (this process) do not share its event loop.
+ *
+ * With 32 concurrent HTTPS clients on keep-alive agents it measures: ConfigMap creates/s over the API against raw
+ * `Store.create` calls/s at the same concurrency (the Store interface directly, in this process, on its own file /
+ * key prefix of the same store); gets/s; the list of 5,000 ConfigMaps (resourceVersion=0, served from the watch
+ * cache; the default, a consistent read; and paginated with limit=500, every page); watch fan-out (100 watchers
+ * on the ConfigMaps of one namespace, latency from sending a write to each watcher receiving its event); and the
+ * server's peak RSS once 10k ConfigMaps are stored. Figures are printed with the targets of issue 4 beside them,
+ * never asserted. Sizes can be lowered for a quick run with BENCH_CREATES / BENCH_GETS.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import { Etcd3Store } from '../storage/etcd3/etcd3-store';
+import { type Store } from '../storage/interface';
+import { SqliteStore } from '../storage/sqlite/sqlite-store';
+import { freePort, startEtcd, type EtcdCluster } from '../storage/testing/etcd';
+
+const CONCURRENCY = 32;
+/** ConfigMaps created by each of the two measured create runs (the first fills the listed namespace). */
+const CREATES = Number(process.env.BENCH_CREATES ?? 5000);
+const GETS = Number(process.env.BENCH_GETS ?? 10000);
+/** ConfigMaps stored when the server's RSS is read. */
+const STORED = 10000;
+const WATCHERS = 100;
+const FANOUT_WRITES = 100;
+
+/** A ConfigMap of a realistic size (about 500 bytes of data). */
+function configMap(namespace: string, name: string): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, labels: { app: 'bench', tier: 'backend' } },
+    data: { 'config.yaml': `name: ${name}\npadding: ${'x'.repeat(400)}\n`, mode: 'bench' },
+  };
+}
+
+/** A response: status and body (the body is parsed by the caller when it needs to). */
+interface Response {
+  status: number;
+  body: Buffer;
+}
+
+/** An HTTPS client of the server with a keep-alive agent of `sockets` connections. */
+class Client {
+  readonly agent: Agent;
+  constructor(
+    readonly url: string,
+    readonly ca: string,
+    sockets: number,
+  ) {
+    this.agent = new Agent({ keepAlive: true, maxSockets: sockets, ca });
+  }
+
+  request(method: string, path: string, body?: unknown): Promise<Response> {
+    return new Promise((resolvePromise, reject) => {
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const req = httpsRequest(
+        `${this.url}${path}`,
+        {
+          method,
+          agent: this.agent,
+          headers: payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {},
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  /** `request`, failing unless the status is `want`. */
+  async expect(want: number, method: string, path: string, body?: unknown): Promise<Response> {
+    const r = await this.request(method, path, body);
+    if (r.status !== want) {
+      throw new Error(`${method} ${path}: ${r.status}, want ${want}: ${r.body.toString('utf8').slice(0, 400)}`);
+    }
+    return r;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** Runs `op(i)` for i in [0, n) with `concurrency` workers; returns ops/s. */
+async function rate(n: number, concurrency: number, op: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const t = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < n; i = next++) await op(i);
+    }),
+  );
+  return n / ((performance.now() - t) / 1000);
+}
+
+const started = performance.now();
+/** Progress on stderr, so that a slow step shows where it is. */
+function step(what: string): void {
+  process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(1)}s] ${what}\n`);
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function median(xs: number[]): number {
+  return percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
+}
+
+/** The API server in a child process. */
+interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  ca: string;
+  /** Peak and current resident set size of the child, from /proc/<pid>/status, in MiB. */
+  memory(): { peakMiB: number; currentMiB: number };
+  stop(): Promise<void>;
+}
+
+const packageRoot = resolve(__dirname, '..', '..');
+
+async function startServer(dir: string, storeServers: string): Promise<ServerProcess> {
+  const port = await freePort();
+  const certDir = join(dir, 'pki');
+  const args = [
+    `--store-servers=${storeServers}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--cert-dir=${certDir}`,
+    '--endpoint-reconciler-type=none',
+    '--enable-priority-and-fairness=false',
+  ];
+  // Compiled: the command itself. From sources: main.ts through the TypeScript hook the SQLite writer also uses.
+  const compiled = __filename.endsWith('.js');
+  const nodeArgs = compiled
+    ? [join(packageRoot, 'bin', 'platform-apiserver'), ...args]
+    : [
+        '-r',
+        join(packageRoot, 'src', 'storage', 'testing', 'ts-register.js'),
+        '-e',
+        `require(${JSON.stringify(join(packageRoot, 'src', 'cmd', 'main.ts'))}).main(process.argv.slice(1)).then((c) => process.exit(c))`,
+        '--',
+        ...args,
+      ];
+  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ') ?? []), ...nodeArgs], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString('utf8')).slice(-4000);
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const url = `https://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  let ca = '';
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the API server exited with ${child.exitCode}: ${stderr}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the API server did not become ready within 60s: ${stderr}`);
+    }
+    const crt = join(certDir, 'apiserver.crt');
+    if (!ca && existsSync(crt)) ca = readFileSync(crt, 'utf8');
+    if (ca) {
+      const probe = new Client(url, ca, 1);
+      const ok = await probe.request('GET', '/readyz').then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      probe.close();
+      if (ok) break;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const memory = (): { peakMiB: number; currentMiB: number } => {
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { peakMiB: kb('VmHWM') / 1024, currentMiB: kb('VmRSS') / 1024 };
+  };
+  return {
+    child,
+    url,
+    ca,
+    memory,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+/** The figures of one store. */
+interface Figures {
+  store: string;
+  rawPutsPerSecond: number;
+  apiCreatesPerSecond: number;
+  getsPerSecond: number;
+  listCacheMs: { best: number; median: number };
+  listDefaultMs: { best: number; median: number };
+  listPagedMs: { best: number; median: number; pages: number };
+  listedItems: number;
+  fanout: { p50: number; p99: number; max: number; events: number };
+  rss: { peakMiB: number; currentMiB: number; configMaps: number };
+}
+
+/** Raw store creates at CONCURRENCY, best of two runs, with a value of the size the API stores. */
+async function rawPuts(store: Store, prefix: string): Promise<number> {
+  const value = new TextEncoder().encode(JSON.stringify(configMap('bench', 'cm-000000')));
+  let best = 0;
+  for (const run of [1, 2]) {
+    best = Math.max(
+      best,
+      await rate(CREATES, CONCURRENCY, (i) => store.create(`${prefix}r${run}/cm-${String(i).padStart(6, '0')}`, value)),
+    );
+  }
+  return best;
+}
+
+async function timeRuns(runs: number, f: () => Promise<void>): Promise<{ best: number; median: number }> {
+  await f(); // warm up
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await f();
+    times.push(performance.now() - t);
+  }
+  return { best: Math.min(...times), median: median(times) };
+}
+
+/** Opens WATCHERS watches on the ConfigMaps of `namespace`, then writes and times each event's arrival. */
+async function fanout(server: ServerProcess, client: Client, namespace: string): Promise<Figures['fanout']> {
+  await client.expect(201, 'POST', `/api/v1/namespaces/${namespace}/configmaps`, configMap(namespace, 'fan'));
+  const rv = JSON.parse(
+    (await client.expect(200, 'GET', `/api/v1/namespaces/${namespace}/configmaps?limit=1`)).body.toString('utf8'),
+  ).metadata.resourceVersion as string;
+  const agent = new Agent({ keepAlive: false, maxSockets: WATCHERS + 1, ca: server.ca });
+  const latencies: number[] = [];
+  /** Waiters of the write in flight: how many watchers still have to see it. */
+  let pending: { value: string; sentAt: number; left: number; done: () => void } | undefined;
+  const requests: ReturnType<typeof httpsRequest>[] = [];
+  let ready = 0;
+  const allReady = new Promise<void>((resolveReady, rejectReady) => {
+    for (let w = 0; w < WATCHERS; w++) {
+      const req = httpsRequest(
+        `${server.url}/api/v1/namespaces/${namespace}/configmaps?watch=1&resourceVersion=${rv}&timeoutSeconds=600`,
+        { agent },
+        (res) => {
+          if (res.statusCode !== 200) {
+            rejectReady(new Error(`watch: ${res.statusCode}`));
+            return;
+          }
+          if (++ready === WATCHERS) resolveReady();
+          let buf = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            const now = performance.now();
+            buf += chunk;
+            for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+              const line = buf.slice(0, nl);
+              buf = buf.slice(nl + 1);
+              const e = JSON.parse(line) as { type: string; object: { data?: { mode?: string } } };
+              const p = pending;
+              if (p && e.type === 'MODIFIED' && e.object.data?.mode === p.value) {
+                latencies.push(now - p.sentAt);
+                if (--p.left === 0) p.done();
+              }
+            }
+          });
+          res.on('error', () => {});
+        },
+      );
+      req.on('error', (err) => rejectReady(err));
+      req.end();
+      requests.push(req);
+    }
+  });
+  await allReady;
+  let current = JSON.parse(
+    (await client.expect(200, 'GET', `/api/v1/namespaces/${namespace}/configmaps/fan`)).body.toString('utf8'),
+  ) as { data: Record<string, string> };
+  for (let i = 0; i < FANOUT_WRITES; i++) {
+    const value = `write-${i}`;
+    const seen = new Promise<void>((done) => {
+      pending = { value, sentAt: performance.now(), left: WATCHERS, done };
+    });
+    current.data.mode = value;
+    current = JSON.parse(
+      (await client.expect(200, 'PUT', `/api/v1/namespaces/${namespace}/configmaps/fan`, current)).body.toString(
+        'utf8',
+      ),
+    ) as { data: Record<string, string> };
+    await seen;
+  }
+  for (const req of requests) req.destroy();
+  agent.destroy();
+  const sorted = latencies.sort((a, b) => a - b);
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1]!,
+    events: sorted.length,
+  };
+}
+
+async function benchStore(storeName: string, dir: string, serverStore: string, raw: Store): Promise<Figures> {
+  step(`${storeName}: raw store creates`);
+  const rawPutsPerSecond = await rawPuts(raw, '/rawbench/');
+  await raw.close();
+  step(`${storeName}: starting the API server`);
+  const server = await startServer(dir, serverStore);
+  const client = new Client(server.url, server.ca, CONCURRENCY);
+  try {
+    for (const ns of ['bench', 'bench2', 'fanout', 'warmup']) {
+      await client.expect(201, 'POST', '/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: ns },
+      });
+    }
+    const create = (ns: string) => (i: number) =>
+      client.expect(
+        201,
+        'POST',
+        `/api/v1/namespaces/${ns}/configmaps`,
+        configMap(ns, `cm-${String(i).padStart(6, '0')}`),
+      );
+    // Warm-up (JIT, connections); these count towards the STORED ConfigMaps.
+    const warm = 500;
+    await rate(warm, CONCURRENCY, create('warmup'));
+    step(`${storeName}: API creates`);
+    const c1 = await rate(CREATES, CONCURRENCY, create('bench'));
+    const c2 = await rate(CREATES, CONCURRENCY, create('bench2'));
+    const apiCreatesPerSecond = Math.max(c1, c2);
+    const filled = warm + 2 * CREATES;
+    if (filled < STORED) await rate(STORED - filled, CONCURRENCY, (i) => create('warmup')(warm + i));
+    const stored = Math.max(filled, STORED) + 1; // + the fan-out ConfigMap
+    step(`${storeName}: gets`);
+    const getsPerSecond = await rate(GETS, CONCURRENCY, (i) =>
+      client.expect(200, 'GET', `/api/v1/namespaces/bench/configmaps/cm-${String(i % CREATES).padStart(6, '0')}`),
+    );
+    step(`${storeName}: lists`);
+    const listPath = '/api/v1/namespaces/bench/configmaps';
+    const full = JSON.parse((await client.expect(200, 'GET', `${listPath}?resourceVersion=0`)).body.toString('utf8'));
+    const listedItems = (full.items as unknown[]).length;
+    const listCacheMs = await timeRuns(
+      10,
+      async () => void (await client.expect(200, 'GET', `${listPath}?resourceVersion=0`)),
+    );
+    const listDefaultMs = await timeRuns(10, async () => void (await client.expect(200, 'GET', listPath)));
+    let pages = 0;
+    const listPagedMs = await timeRuns(5, async () => {
+      pages = 0;
+      let cont = '';
+      do {
+        const r = await client.expect(
+          200,
+          'GET',
+          `${listPath}?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`,
+        );
+        pages++;
+        cont = (JSON.parse(r.body.toString('utf8')).metadata.continue as string | undefined) ?? '';
+      } while (cont);
+    });
+    step(`${storeName}: watch fan-out`);
+    const fan = await fanout(server, client, 'fanout');
+    const mem = server.memory();
+    return {
+      store: storeName,
+      rawPutsPerSecond,
+      apiCreatesPerSecond,
+      getsPerSecond,
+      listCacheMs,
+      listDefaultMs,
+      listPagedMs: { ...listPagedMs, pages },
+      listedItems,
+      fanout: fan,
+      rss: { ...mem, configMaps: stored },
+    };
+  } finally {
+    client.close();
+    await server.stop();
+  }
+}
+
+function report(all: Figures[]): void {
+  const ok = (good: boolean): string => (good ? 'ok' : 'MISSED');
+  const f1 = (n: number): string => n.toFixed(1);
+  for (const f of all) {
+    const ratio = f.apiCreatesPerSecond / f.rawPutsPerSecond;
+    console.log(`\n--- ${f.store} (${CONCURRENCY} concurrent HTTPS clients, keep-alive) ---`);
+    const rows: [string, string, string][] = [
+      ['raw Store.create/s', f1(f.rawPutsPerSecond), ''],
+      ['API ConfigMap creates/s', f1(f.apiCreatesPerSecond), ''],
+      ['API creates / raw puts', `${(ratio * 100).toFixed(0)}%`, `>= 70%: ${ok(ratio >= 0.7)}`],
+      ['API ConfigMap gets/s', f1(f.getsPerSecond), ''],
+      [
+        `list ${f.listedItems}, resourceVersion=0 (watch cache)`,
+        `${f1(f.listCacheMs.best)} ms best, ${f1(f.listCacheMs.median)} ms median`,
+        `< 100 ms: ${ok(f.listCacheMs.median < 100)}`,
+      ],
+      [
+        `list ${f.listedItems}, default (consistent)`,
+        `${f1(f.listDefaultMs.best)} ms best, ${f1(f.listDefaultMs.median)} ms median`,
+        '',
+      ],
+      [
+        `list ${f.listedItems}, limit=500 (${f.listPagedMs.pages} pages)`,
+        `${f1(f.listPagedMs.best)} ms best, ${f1(f.listPagedMs.median)} ms median`,
+        '',
+      ],
+      [
+        `watch fan-out, ${WATCHERS} watchers x ${FANOUT_WRITES} writes`,
+        `p50 ${f1(f.fanout.p50)} ms, p99 ${f1(f.fanout.p99)} ms, max ${f1(f.fanout.max)} ms (${f.fanout.events} events)`,
+        `p99 < 50 ms: ${ok(f.fanout.p99 < 50)}`,
+      ],
+      [
+        `server peak RSS (child VmHWM), ${f.rss.configMaps} ConfigMaps`,
+        `${f1(f.rss.peakMiB)} MiB (now ${f1(f.rss.currentMiB)} MiB)`,
+        `< 300 MB: ${ok(f.rss.peakMiB * 1024 * 1024 < 300e6)}`,
+      ],
+    ];
+    for (const [what, figure, target] of rows) console.log(`${what.padEnd(52)} ${figure.padEnd(48)} ${target}`);
+  }
+  console.log(
+    '\nLatencies are client-side (request sent to last byte received). Fan-out latency: from sending the PUT to a' +
+      ' watcher reading its event. Peak RSS: VmHWM of the API server process (a child process) over the whole run.',
+  );
+}
+
+async function main(): Promise<void> {
+  const all: Figures[] = [];
+  const stores = (process.env.BENCH_STORES ?? 'sqlite,etcd').split(',');
+  if (stores.includes('sqlite')) {
+    const dir = mkdtempSync(join(tmpdir(), 'apiserver-bench-'));
+    try {
+      const raw = await SqliteStore.open(join(dir, 'raw.db'));
+      all.push(await benchStore('SQLite (embedded)', dir, `sqlite://${join(dir, 'state.db')}`, raw));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (stores.includes('etcd')) {
+    const dir = mkdtempSync(join(tmpdir(), 'apiserver-bench-'));
+    let cluster: EtcdCluster | undefined;
+    try {
+      cluster = await startEtcd({ timing: 'defaults', progressNotifyInterval: '' });
+      const raw = new Etcd3Store({ endpoints: cluster.endpoints });
+      all.push(await benchStore('etcd (1 member, durable)', dir, cluster.endpoints.join(','), raw));
+    } finally {
+      await cluster?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  report(all);
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
