@@ -24,6 +24,7 @@ import {
 
 import { type Authorizer } from '../auth/authorizer';
 import { ApiServer, type ApiServerConfig } from '../server/api-server';
+import { defaultAdvertiseAddress } from '../server/bootstrap/advertise-address';
 import { AuthorizationOptions } from './authorization-options';
 import { type ApiServerFlagsConfig, SecurityOptions, ServerRunOptions, StoreOptions } from './options';
 
@@ -84,11 +85,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     watchCache: collected.watchCache as ApiServerConfig['watchCache'],
     limits: collected.limits as ApiServerConfig['limits'],
     eventTtlSeconds: collected.eventTtlSeconds ?? 3600,
-    advertiseAddress:
-      collected.advertiseAddress ??
-      (serving.bindAddress === '0.0.0.0' || serving.bindAddress === '::' ? '127.0.0.1' : serving.bindAddress),
+    advertiseAddress: defaultAdvertiseAddress(collected.advertiseAddress ?? '', serving.bindAddress),
     enableProfiling: collected.profiling?.enableProfiling ?? true,
     shutdownDelayMs: collected.shutdownDelayMs ?? 0,
+    livezGracePeriodMs: collected.livezGracePeriodMs ?? 0,
+    logging: { flush: () => logging.flush() },
+    ...(collected.bootstrap ? { bootstrap: collected.bootstrap } : {}),
     serverSideApply: collected.featureGate?.enabled('ServerSideApply') ?? true,
     ...(collected.services ? { services: collected.services } : {}),
     ...(collected.authorizer ? { security: { authorizer: collected.authorizer } } : {}),

@@ -21,6 +21,7 @@ import {
 import { builtinScheme } from '@platform/api';
 
 import { type ApiServerConfig } from '../server/api-server';
+import { ENDPOINT_RECONCILER_TYPES, type EndpointReconcilerType } from '../server/bootstrap/endpoint-reconciler';
 import { resolveResourceConfig, servedResources } from '../server/resource-config';
 import { parseServersOverrides } from '../storage/options';
 
@@ -28,7 +29,15 @@ import { parseServersOverrides } from '../storage/options';
 export type ApiServerFlagsConfig = Partial<
   Pick<
     ApiServerConfig,
-    'storage' | 'watchCache' | 'limits' | 'eventTtlSeconds' | 'shutdownDelayMs' | 'services' | 'runtimeConfig'
+    | 'storage'
+    | 'watchCache'
+    | 'limits'
+    | 'eventTtlSeconds'
+    | 'shutdownDelayMs'
+    | 'livezGracePeriodMs'
+    | 'services'
+    | 'runtimeConfig'
+    | 'bootstrap'
   >
 > & {
   advertiseAddress?: string;
@@ -255,6 +264,9 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
   requestTimeoutMs = 60_000;
   minRequestTimeoutSeconds = 1800;
   livezGracePeriodMs = 0;
+  apiServerCount = 1;
+  endpointReconcilerType: EndpointReconcilerType = 'lease';
+  platformServiceNodePort = 0;
   shutdownDelayMs = 0;
   enablePriorityAndFairness = true;
   goawayChance = 0;
@@ -267,6 +279,20 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
 
   constructor() {
     super('Generic');
+  }
+
+  protected override validateValues(): Error[] {
+    const errs: Error[] = [];
+    const port = this.platformServiceNodePort;
+    const range = /^(\d+)-(\d+)$/.exec(this.serviceNodePortRange);
+    if (port !== 0 && range && (port < Number(range[1]) || port > Number(range[2]))) {
+      errs.push(
+        new Error(
+          `--platform-service-node-port: ${port} is outside --service-node-port-range ${this.serviceNodePortRange}`,
+        ),
+      );
+    }
+    return errs;
   }
 
   private inertFlag(def: FlagDef): FlagDef {
@@ -325,7 +351,8 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
         'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live.',
         this.livezGracePeriodMs,
         (v) => {
-          if (v !== 0) throw new Error(NOT_SUPPORTED);
+          if (v < 0) throw new Error('must not be negative');
+          this.livezGracePeriodMs = v;
         },
       ),
       durationFlag(
@@ -376,28 +403,24 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
           checkRuntimeConfig(this.runtimeConfig);
         },
       },
-      this.inertFlag(
-        intFlag(
-          'apiserver-count',
-          'The number of apiservers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled.)',
-          1,
-          () => {},
-          { range: { min: 1 } },
-        ),
+      intFlag(
+        'apiserver-count',
+        'The number of apiservers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled.)',
+        this.apiServerCount,
+        (v) => (this.apiServerCount = v),
+        { range: { min: 1 } },
       ),
-      this.inertFlag(
-        stringFlag(
-          'endpoint-reconciler-type',
-          'Use an endpoint reconciler (master-count, lease, none)',
-          'lease',
-          () => {},
-          {
-            validate: (v) => {
-              if (!['master-count', 'lease', 'none'].includes(v))
-                throw new Error('supported values: master-count, lease, none');
-            },
+      stringFlag(
+        'endpoint-reconciler-type',
+        'Use an endpoint reconciler (master-count, lease, none)',
+        this.endpointReconcilerType,
+        (v) => (this.endpointReconcilerType = v as EndpointReconcilerType),
+        {
+          validate: (v) => {
+            if (!(ENDPOINT_RECONCILER_TYPES as readonly string[]).includes(v))
+              throw new Error(`supported values: ${ENDPOINT_RECONCILER_TYPES.join(', ')}`);
           },
-        ),
+        },
       ),
       cidrFlag(
         'service-cluster-ip-range',
@@ -419,13 +442,12 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
           },
         },
       ),
-      this.inertFlag(
-        intFlag(
-          'platform-service-node-port',
-          'If non-zero, the master service will be of type NodePort, using this as the value of the port. If zero, the master service will be of type ClusterIP.',
-          0,
-          () => {},
-        ),
+      intFlag(
+        'platform-service-node-port',
+        'If non-zero, the master service will be of type NodePort, using this as the value of the port. If zero, the master service will be of type ClusterIP.',
+        this.platformServiceNodePort,
+        (v) => (this.platformServiceNodePort = v),
+        { range: { min: 0, max: 65535 } },
       ),
       this.inertFlag(
         stringFlag(
@@ -506,6 +528,12 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
       nodePortRange: this.serviceNodePortRange,
     };
     config.shutdownDelayMs = this.shutdownDelayMs;
+    config.livezGracePeriodMs = this.livezGracePeriodMs;
+    config.bootstrap = {
+      endpointReconcilerType: this.endpointReconcilerType,
+      apiServerCount: this.apiServerCount,
+      platformServiceNodePort: this.platformServiceNodePort,
+    };
     if (this.runtimeConfig.size > 0) config.runtimeConfig = new Map(this.runtimeConfig);
     (config.inert ??= []).push(...this.inert);
     if (this.enablePriorityAndFairness && this.isSet('enable-priority-and-fairness')) {
