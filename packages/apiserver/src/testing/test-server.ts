@@ -72,6 +72,19 @@ export interface TestServerOptions {
   etcd?: EtcdCluster;
 }
 
+/** The serving certificate, generated once per module instance (an RSA key takes a second or two). */
+let certificate: ReturnType<typeof ensureSelfSignedCertKey> | undefined;
+
+function servingCertificate(): ReturnType<typeof ensureSelfSignedCertKey> {
+  if (!certificate) {
+    const dir = mkdtempSync(join(tmpdir(), 'apiserver-test-pki-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    certificate = ensureSelfSignedCertKey(dir, 'apiserver', { host: '127.0.0.1', alternateIPs: ['127.0.0.1'] });
+    certificate.catch(() => (certificate = undefined));
+  }
+  return certificate;
+}
+
 /** The shared etcd and how many running servers use it. */
 let sharedEtcd: { cluster: Promise<EtcdCluster>; users: number } | undefined;
 
@@ -116,10 +129,7 @@ export async function startTestServer(
     }
   }
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-test-'));
-  const pair = await ensureSelfSignedCertKey(join(dir, 'pki'), 'apiserver', {
-    host: '127.0.0.1',
-    alternateIPs: ['127.0.0.1'],
-  });
+  const pair = await servingCertificate();
   const errors: unknown[] = [];
   const config: ApiServerConfig = {
     serving: {
