@@ -9,17 +9,25 @@
  */
 import { type AnnotatedSchema, type ApiObject, badRequest, type Kind } from '@platform/api';
 
+import { type FieldSet } from './field-set';
 import {
   applyOwnership,
+  conflictError,
   decodeManagedFields,
   encodeManagedFields,
+  isApplyConflicts,
   isResetManagedFields,
   type Managers,
   type OwnershipOptions,
   type OwnershipResult,
   updateOwnership,
 } from './managed-fields';
-import { isTypedValueError, type Json } from './typed';
+import { compare, fieldSetOf, isTypedValueError, type Json } from './typed';
+
+/** kubectl's record of a client-side apply (kubectl keeps Kubernetes' annotation name). */
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+/** The manager of `kubectl apply --server-side`, which moves objects from client-side apply. */
+const KUBECTL_MANAGER = 'kubectl';
 
 type Meta = Record<string, unknown>;
 
@@ -140,11 +148,54 @@ export class FieldManager {
       throw badRequest('metadata.managedFields must be nil in an apply configuration');
     }
     const managers = tryDecode(metaOf(live)?.managedFields) ?? new Map();
+    let result: OwnershipResult;
     try {
-      return FieldManager.write(applyOwnership(live, config, managers, manager, force, this.options()));
+      try {
+        result = applyOwnership(live, config, managers, manager, force, this.options());
+      } catch (err) {
+        if (!isApplyConflicts(err)) throw err;
+        // kubectl moving an object from client-side apply: fields whose live value is still what the last
+        // client-side apply set are taken over without a conflict (Kubernetes' lastAppliedManager).
+        const allowed = manager === KUBECTL_MANAGER ? this.lastAppliedFields(live) : undefined;
+        const remaining = err.conflicts.filter((c) => !allowed?.has(c.path));
+        if (remaining.length) throw conflictError(remaining);
+        result = applyOwnership(live, config, managers, manager, true, this.options());
+      }
     } catch (err) {
       if (isTypedValueError(err)) throw badRequest(`failed to create typed patch object: ${err.message}`);
       throw err;
     }
+    if (manager === KUBECTL_MANAGER) syncLastApplied(result.object, config);
+    return FieldManager.write(result);
   }
+
+  /** The fields of the object's last client-side apply whose live values it still sets; undefined without one. */
+  private lastAppliedFields(live: ApiObject | undefined): FieldSet | undefined {
+    const text = (metaOf(live)?.annotations as Record<string, unknown> | undefined)?.[LAST_APPLIED_ANNOTATION];
+    if (typeof text !== 'string' || text === '') return undefined;
+    let last: unknown;
+    try {
+      last = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    const c = compare(last, live, this.schema);
+    return fieldSetOf(last, this.schema).difference(c.modified).difference(c.added).difference(c.removed);
+  }
+}
+
+/**
+ * After kubectl applies server-side to an object that carries a client-side apply record, the record is set to the
+ * applied configuration, so that a later client-side apply computes its changes from it (Kubernetes'
+ * lastAppliedUpdater). Changes `obj`.
+ */
+function syncLastApplied(obj: Json, config: unknown): void {
+  const annotations = metaOf(obj)?.annotations as Record<string, unknown> | undefined;
+  if (!annotations || typeof annotations[LAST_APPLIED_ANNOTATION] !== 'string') return;
+  const copy = structuredClone(config) as { metadata?: { annotations?: Record<string, unknown> } };
+  if (copy.metadata?.annotations) {
+    delete copy.metadata.annotations[LAST_APPLIED_ANNOTATION];
+    if (Object.keys(copy.metadata.annotations).length === 0) delete copy.metadata.annotations;
+  }
+  annotations[LAST_APPLIED_ANNOTATION] = JSON.stringify(copy);
 }

@@ -1,9 +1,11 @@
-import { type AnnotatedSchema, ConfigMapKind, DeploymentKind, isStatusError, type StatusError } from '@platform/api';
+import { type AnnotatedSchema, ConfigMapKind, DeploymentKind, type StatusError } from '@platform/api';
 
 import { FieldSet } from './field-set';
 import {
   applyOwnership,
+  conflictError,
   decodeManagedFields,
+  isApplyConflicts,
   encodeManagedFields,
   isResetManagedFields,
   ManagedFieldsError,
@@ -45,7 +47,7 @@ function thrown(fn: () => unknown): StatusError {
   try {
     fn();
   } catch (err) {
-    if (isStatusError(err)) return err;
+    if (isApplyConflicts(err)) return conflictError(err.conflicts);
     throw err;
   }
   throw new Error('expected an error');

@@ -302,6 +302,20 @@ export interface Conflict {
   path: Path;
 }
 
+/** An apply that would change fields other managers own; {@link conflictError} turns it into the 409. */
+export class ApplyConflicts extends Error {
+  readonly isApplyConflicts = true;
+  constructor(readonly conflicts: Conflict[]) {
+    super(`apply would change ${conflicts.length} field(s) other managers own`);
+    this.name = 'ApplyConflicts';
+  }
+}
+
+/** Brand check for {@link ApplyConflicts}. */
+export function isApplyConflicts(err: unknown): err is ApplyConflicts {
+  return typeof err === 'object' && err !== null && (err as { isApplyConflicts?: unknown }).isApplyConflicts === true;
+}
+
 function printManager(e: ManagerEntry): string {
   return e.operation === 'Update' ? `${JSON.stringify(e.manager)} using ${e.apiVersion}` : JSON.stringify(e.manager);
 }
@@ -339,7 +353,7 @@ export function conflictError(conflicts: Conflict[]): StatusError {
 /**
  * An apply of `config` by `manager` to `live` (undefined when the object does not exist yet). Returns the merged
  * object, with the fields the manager applied before and no longer applies removed unless another manager owns
- * them; throws {@link conflictError} when fields other managers own would change and `force` is false (with
+ * them; throws {@link ApplyConflicts} when fields other managers own would change and `force` is false (with
  * `force`, the manager takes them over). Throws a `TypedValueError` for a configuration that does not fit the
  * schema (undeclared fields, duplicate list keys).
  */
@@ -379,7 +393,7 @@ export function applyOwnership(
         (printManager(a.entry) < printManager(b.entry) ? -1 : printManager(a.entry) > printManager(b.entry) ? 1 : 0) ||
         comparePaths(a.path, b.path),
     );
-    throw conflictError(conflicts);
+    throw new ApplyConflicts(conflicts);
   }
   for (const [k, e] of out) {
     if (k === key) continue;
