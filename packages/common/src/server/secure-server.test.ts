@@ -352,6 +352,31 @@ describe('SecureServer', () => {
       expect([r.status, r.body]).toEqual([500, 'internal server error: ENOSPC: no space left on device\n']);
     });
 
+    it('runs pre-shutdown hooks at once, still serving, and closes the listener only after them', async () => {
+      let endHook!: () => void;
+      let hookStarted!: () => void;
+      const started = new Promise<void>((r) => (hookStarted = r));
+      const { server } = make(serving);
+      const order: string[] = [];
+      server.addPreShutdownHook('leave-endpoints', async () => {
+        order.push('pre-shutdown');
+        hookStarted();
+        await new Promise<void>((r) => (endHook = r));
+      });
+      server.addShutdownHook('storage', () => void order.push('shutdown'));
+      const { port } = await server.start();
+      const done = server.shutdown();
+      await started;
+      // The hook has not finished: the server still answers, /readyz already fails.
+      expect((await get(port, '/livez', { ca })).status).toBe(200);
+      expect((await get(port, '/readyz', { ca })).status).toBe(500);
+      expect(order).toEqual(['pre-shutdown']);
+      endHook();
+      await done;
+      expect(order).toEqual(['pre-shutdown', 'shutdown']);
+      await expect(get(port, '/healthz', { ca })).rejects.toThrow(/ECONNREFUSED/);
+    });
+
     it('fails /readyz during the shutdown delay while /livez still passes', async () => {
       let endDelay!: () => void;
       const { server } = make(serving, {
