@@ -94,6 +94,10 @@ it.each([
   ],
   [['--store-servers=sqlite:///tmp/x.db', '--no-such-flag'], 'unknown flag: --no-such-flag'],
   [
+    ['--store-servers=sqlite:///tmp/x.db', '--service-cluster-ip-range=10.0.0.0/24,10.1.0.0/24'],
+    'must be of different IP families',
+  ],
+  [
     ['--store-servers=sqlite:///tmp/x.db', '--runtime-config=apps/v2=true'],
     'invalid argument "apps/v2=true" for "--runtime-config" flag: unknown API group versions or resources: apps/v2',
   ],

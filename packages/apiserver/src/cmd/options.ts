@@ -16,10 +16,10 @@ import {
   OptionGroupBase,
   stringFlag,
   stringsFlag,
-  cidrFlag,
 } from '@platform/common';
 import { builtinScheme } from '@platform/api';
 
+import { cidrRange } from '../registry/core/service/allocator';
 import { type ApiServerConfig } from '../server/api-server';
 import { ENDPOINT_RECONCILER_TYPES, type EndpointReconcilerType } from '../server/bootstrap/endpoint-reconciler';
 import { resolveResourceConfig, servedResources } from '../server/resource-config';
@@ -422,11 +422,12 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
           },
         },
       ),
-      cidrFlag(
+      stringFlag(
         'service-cluster-ip-range',
         'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods. Max of two dual-stack CIDRs is allowed.',
         this.serviceClusterIPRange,
         (v) => (this.serviceClusterIPRange = v),
+        { validate: validateServiceClusterIPRange },
       ),
       stringFlag(
         'service-node-port-range',
@@ -539,6 +540,17 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
     if (this.enablePriorityAndFairness && this.isSet('enable-priority-and-fairness')) {
       config.inert.push('--enable-priority-and-fairness (the max-in-flight limits apply)');
     }
+  }
+}
+
+/** One CIDR, or two of different families (dual stack); each no larger than Kubernetes allows. */
+function validateServiceClusterIPRange(v: string): void {
+  if (v === '') return;
+  const cidrs = v.split(',').map((c) => c.trim());
+  if (cidrs.length > 2) throw new Error('may specify no more than two CIDRs (one per IP family)');
+  const families = cidrs.map((c) => cidrRange(c).family);
+  if (families.length === 2 && families[0] === families[1]) {
+    throw new Error('the two CIDRs of a dual-stack range must be of different IP families (one IPv4, one IPv6)');
   }
 }
 

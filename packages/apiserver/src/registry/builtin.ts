@@ -67,7 +67,7 @@ export interface InstallContext {
   rangeStorage: ObjectStorage;
   /** `--store-prefix`: range allocations live under `<prefix>/ranges/`. */
   storePrefix: string;
-  /** `--service-cluster-ip-range` (an IPv4 CIDR). */
+  /** `--service-cluster-ip-range`: one CIDR, or two of different families (dual stack), comma-separated. */
   serviceClusterIPRange: string;
   /** `--service-node-port-range` (`<low>-<high>`). */
   serviceNodePortRange: string;
@@ -177,12 +177,11 @@ const TABLE: Record<string, Entry> = {
     strategy: serviceStrategy(kind),
     store: (definition, c) =>
       new ServiceStore(definition, {
-        clusterIPs: new RangeAllocator(
-          cidrRange(c.serviceClusterIPRange),
-          c.rangeStorage,
-          `${c.storePrefix}/ranges/serviceips`,
-          'serviceips',
-        ),
+        // The primary range at `serviceips`, a second (other family) one at `secondaryserviceips`.
+        clusterIPs: c.serviceClusterIPRange.split(',').map((cidr, i) => {
+          const name = i === 0 ? 'serviceips' : 'secondaryserviceips';
+          return new RangeAllocator(cidrRange(cidr), c.rangeStorage, `${c.storePrefix}/ranges/${name}`, name);
+        }),
         nodePorts: new RangeAllocator(
           portRange(c.serviceNodePortRange),
           c.rangeStorage,

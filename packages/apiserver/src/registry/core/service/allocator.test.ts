@@ -37,8 +37,33 @@ describe('ranges', () => {
     expect([r.size, r.offsetOf(30001), r.offsetOf(29999), r.valueAt(2)]).toEqual([3, 1, -1, 30002]);
   });
 
-  it.each(['10.0.0.0', '10.0.0.0/31', '::/64', 'x/8'])('reject the CIDR %j', (cidr) => {
+  it.each(['10.0.0.0', '10.0.0.0/31', 'fd00::/127', 'x/8', '10.0.0.0/33'])('reject the CIDR %j', (cidr) => {
     expect(() => cidrRange(cidr)).toThrow('invalid service cluster IP range');
+  });
+
+  it.each([
+    ['10.0.0.0/11', 'for 32-bit addresses, the mask must be >= 12'],
+    ['fd00::/64', 'for 128-bit addresses, the mask must be >= 108'],
+  ])('reject the too large range %j', (cidr, message) => {
+    expect(() => cidrRange(cidr)).toThrow(message);
+  });
+
+  it('number the addresses of an IPv6 CIDR from the one after the network address, printed canonically', () => {
+    const r = cidrRange('FD00:0:0:0:0:0:0:5/120');
+    expect([r.text, r.size, r.family, r.valueAt(0), r.valueAt(254)]).toEqual([
+      'fd00::/120',
+      255,
+      'IPv6',
+      'fd00::1',
+      'fd00::ff',
+    ]);
+    expect([r.offsetOf('fd00::'), r.offsetOf('fd00::1'), r.offsetOf('fd00::ff'), r.offsetOf('fd00::100')]).toEqual([
+      -1, 0, 254, -1,
+    ]);
+    expect([r.offsetOf('10.0.0.1'), cidrRange('10.0.0.0/24').offsetOf('fd00::1')]).toEqual([-1, -1]);
+    expect(cidrRange('2001:db8:0:1:0:0:1:0/112').valueAt(0)).toBe('2001:db8:0:1::1:1');
+    expect(cidrRange('2001:db8:0:1:1:1:1:0/120').valueAt(0)).toBe('2001:db8:0:1:1:1:1:1');
+    expect(cidrRange('2001:db8::/108').valueAt(0)).toBe('2001:db8::1');
   });
 
   it.each(['30000', '3-2', '0-10', '1-70000'])('reject the port range %j', (text) => {

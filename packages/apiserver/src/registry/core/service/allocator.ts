@@ -4,9 +4,10 @@
  * object (`<prefix>/ranges/serviceips`, `<prefix>/ranges/servicenodeports`), changed only by compare-and-swap, so
  * that API servers sharing a store never hand out the same address or port twice.
  *
- * Only IPv4 service ranges are supported (TODO(#4): dual stack).
+ * IP ranges are IPv4 or IPv6; a dual-stack cluster has one allocator of each family (`serviceips` for the primary
+ * range, `secondaryserviceips` for the other, as in Kubernetes).
  */
-import { type ApiObject } from '@platform/api';
+import { type ApiObject, parseIP } from '@platform/api';
 
 import { isStorageError } from '../../../storage/errors';
 import { type ObjectStorage } from '../../generic/storage-interface';
@@ -48,44 +49,90 @@ export interface Range {
   /** The offset of a value, or -1 when it is outside the range. */
   offsetOf(value: string | number): number;
   valueAt(offset: number): string | number;
+  /** The address family of an IP range. */
+  readonly family?: IPFamily;
 }
 
-function ipv4ToInt(ip: string): number | undefined {
-  const parts = ip.split('.');
-  if (parts.length !== 4) return undefined;
-  let n = 0;
-  for (const p of parts) {
-    if (!/^\d{1,3}$/.test(p) || Number(p) > 255) return undefined;
-    n = n * 256 + Number(p);
+export type IPFamily = 'IPv4' | 'IPv6';
+
+/** An address as a 128-bit number (IPv4 as its IPv4-mapped form), and its family; undefined when it is not one. */
+function ipToBig(ip: string): { n: bigint; family: IPFamily } | undefined {
+  const bytes = parseIP(ip);
+  if (!bytes) return undefined;
+  let n = 0n;
+  for (const b of bytes) n = (n << 8n) | BigInt(b);
+  return { n, family: ip.includes(':') ? 'IPv6' : 'IPv4' };
+}
+
+const V4_MAPPED = 0xffffn << 32n;
+
+/** The text of an address: dotted IPv4, or IPv6 in the canonical form of RFC 5952 (as Go prints it). */
+function bigToIP(n: bigint, family: IPFamily): string {
+  if (family === 'IPv4') return [24n, 16n, 8n, 0n].map((s) => String((n >> s) & 0xffn)).join('.');
+  const groups = Array.from({ length: 8 }, (_, i) => Number((n >> BigInt(112 - 16 * i)) & 0xffffn));
+  // The longest run of two or more zero groups (the first of equals) becomes `::`.
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8;) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen) [best, bestLen] = [i, j - i];
+    i = j;
   }
-  return n;
+  const hex = (g: number[]): string => g.map((x) => x.toString(16)).join(':');
+  if (best < 0) return hex(groups);
+  return `${hex(groups.slice(0, best))}::${hex(groups.slice(best + bestLen))}`;
 }
 
-function intToIPv4(n: number): string {
-  return [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join('.');
-}
+/** The largest service ranges Kubernetes accepts: 2^20 addresses (an IPv4 /12, an IPv6 /108). */
+const MAX_RANGE_BITS = 20;
 
-/** The addresses of an IPv4 CIDR, without its network and broadcast addresses (as Kubernetes allocates them). */
+/**
+ * The addresses of an IPv4 or IPv6 CIDR that services get, as Kubernetes allocates them: without the network
+ * address, and for IPv4 without the broadcast address.
+ */
 export function cidrRange(cidr: string): Range {
-  const m = /^(\d+\.\d+\.\d+\.\d+)\/(\d{1,2})$/.exec(cidr.trim());
-  const base = m ? ipv4ToInt(m[1] as string) : undefined;
+  const m = /^([^/]+)\/(\d{1,3})$/.exec(cidr.trim());
+  const ip = m ? ipToBig(m[1] as string) : undefined;
   const bits = m ? Number(m[2]) : NaN;
-  if (base === undefined || !(bits >= 1 && bits <= 30)) {
-    throw new Error(`invalid service cluster IP range ${JSON.stringify(cidr)}: expected an IPv4 CIDR of /1 to /30`);
+  const width = ip?.family === 'IPv6' ? 128 : 32;
+  if (!ip || !(bits >= 1 && bits <= width - 2)) {
+    throw new Error(
+      `invalid service cluster IP range ${JSON.stringify(cidr)}: expected an IPv4 CIDR of /1 to /30 or an IPv6 CIDR of /1 to /126`,
+    );
   }
-  const block = 2 ** (32 - bits);
-  const network = base - (base % block);
+  const hostBits = width - bits;
+  if (hostBits > MAX_RANGE_BITS) {
+    throw new Error(
+      `service cluster IP range ${JSON.stringify(cidr)} is too large; for ${width}-bit addresses, the mask must be >= ${width - MAX_RANGE_BITS}`,
+    );
+  }
+  const family = ip.family;
+  const block = 1n << BigInt(hostBits);
+  const network = ip.n - (ip.n % block);
+  const size = Number(block) - (family === 'IPv4' ? 2 : 1);
+  const shown = family === 'IPv4' ? network - V4_MAPPED : network;
   return {
-    text: `${intToIPv4(network)}/${bits}`,
-    size: block - 2,
+    text: `${bigToIP(shown, family)}/${bits}`,
+    size,
+    family,
     offsetOf(value) {
-      const n = typeof value === 'string' ? ipv4ToInt(value) : undefined;
-      if (n === undefined) return -1;
-      const off = n - network - 1;
-      return off >= 0 && off < block - 2 ? off : -1;
+      const v = typeof value === 'string' ? ipToBig(value) : undefined;
+      if (!v || v.family !== family) return -1;
+      const off = v.n - network - 1n;
+      return off >= 0n && off < BigInt(size) ? Number(off) : -1;
     },
-    valueAt: (offset) => intToIPv4(network + 1 + offset),
+    valueAt: (offset) => bigToIP(shown + 1n + BigInt(offset), family),
   };
+}
+
+/** The family of an address, or undefined when it is not one. */
+export function ipFamilyOf(ip: string): IPFamily | undefined {
+  return ipToBig(ip)?.family;
 }
 
 /** The ports `base`-`base+size-1` of a port range such as `30000-32767`. */

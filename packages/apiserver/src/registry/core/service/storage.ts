@@ -2,8 +2,9 @@
  * The Service store (model: Kubernetes 1.21 `pkg/registry/core/service/storage/rest.go`): the generic store, with
  * cluster IPs and node ports allocated before a service is written and released when it goes.
  *
- * - A service that is not headless (`clusterIP: None`) and not ExternalName gets a cluster IP: the one it asks
- *   for, when free and in `--service-cluster-ip-range` (422 otherwise), or a free one.
+ * - A service that is not headless (`clusterIP: None`) and not ExternalName gets a cluster IP of each of its IP
+ *   families (see ip-families.ts): the one it asks for, when free and in that family's range of
+ *   `--service-cluster-ip-range` (422 otherwise), or a free one.
  * - NodePort and LoadBalancer services get a node port for every port that names none; named ones must be free
  *   and in `--service-node-port-range` (422 otherwise).
  * - An update allocates what the new type needs and releases what the old one held and the new one does not.
@@ -23,11 +24,19 @@ import {
   type ValidateObjectFunc,
   type WriteOptions,
 } from '../../rest/rest';
-import { type AllocationErrorReason, isAllocationError, type RangeAllocator } from './allocator';
+import {
+  type AllocationErrorReason,
+  type IPFamily,
+  ipFamilyOf,
+  isAllocationError,
+  type RangeAllocator,
+} from './allocator';
+import { clusterIPsOf, defaultIPFamilies } from './ip-families';
 
 /** The allocators a service store uses. */
 export interface ServiceAllocators {
-  clusterIPs: RangeAllocator;
+  /** One per family of `--service-cluster-ip-range`, the primary first. */
+  clusterIPs: RangeAllocator[];
   nodePorts: RangeAllocator;
 }
 
@@ -41,20 +50,28 @@ function needsNodePorts(s: Service): boolean {
 }
 
 /** What a service holds of the allocators. */
-function holdings(s: Service | undefined): { ip?: string; ports: number[] } {
-  if (!s) return { ports: [] };
-  const ip = needsClusterIP(s) && s.spec?.clusterIP ? s.spec.clusterIP : undefined;
+export function holdings(s: Service | undefined): { ips: string[]; ports: number[] } {
+  if (!s) return { ips: [], ports: [] };
+  const ips = needsClusterIP(s) ? clusterIPsOf(s).filter((ip) => isValidIP(ip).length === 0) : [];
   const ports = needsNodePorts(s) ? (s.spec?.ports ?? []).map((p) => p.nodePort ?? 0).filter((p) => p > 0) : [];
-  return { ...(ip ? { ip } : {}), ports };
+  return { ips, ports };
 }
 
 /** The Service store. */
 export class ServiceStore extends GenericStore {
+  private readonly families: IPFamily[];
+
   constructor(
     definition: StoreDefinition,
     private readonly allocators: ServiceAllocators,
   ) {
     super(definition);
+    this.families = allocators.clusterIPs.map((a) => a.range.family ?? 'IPv4');
+  }
+
+  private ipAllocator(ip: string): RangeAllocator | undefined {
+    const family = ipFamilyOf(ip);
+    return this.allocators.clusterIPs.find((a) => a.range.family === family);
   }
 
   /**
@@ -69,6 +86,8 @@ export class ServiceStore extends GenericStore {
     const taken = { ips: [] as string[], ports: [] as number[] };
     const held = holdings(old);
     const name = svc.metadata?.name ?? '';
+    const familyErrors = defaultIPFamilies(svc, old, this.families);
+    if (familyErrors.length > 0) throw invalid({ group: '', kind: 'Service' }, name, familyErrors);
     const reject = (
       path: FieldPath,
       value: unknown,
@@ -91,23 +110,32 @@ export class ServiceStore extends GenericStore {
     try {
       const spec = svc.spec ?? {};
       if (needsClusterIP(svc)) {
-        const a = this.allocators.clusterIPs;
-        const wanted = spec.clusterIP || undefined;
-        if ((wanted && wanted === held.ip) || (wanted && isValidIP(wanted).length > 0)) {
-          // Kept from the old object, or not an address at all (validation reports it).
-        } else if (dryRun) {
-          if (wanted && a.range.offsetOf(wanted) < 0) {
-            reject(new FieldPath('spec', 'clusterIPs').index(0), wanted, 'OutOfRange', 'IP', a.range.text);
+        const wantedIPs = clusterIPsOf(svc);
+        const ips: string[] = [];
+        for (const [i, family] of (spec.ipFamilies ?? []).entries()) {
+          const a = this.allocators.clusterIPs.find((x) => x.range.family === family);
+          if (!a) continue; // defaultIPFamilies reported it
+          const at = new FieldPath('spec', 'clusterIPs').index(i);
+          const wanted = wantedIPs[i] || undefined;
+          if ((wanted && held.ips.includes(wanted)) || (wanted && isValidIP(wanted).length > 0)) {
+            // Kept from the old object, or not an address at all (validation reports it).
+            ips.push(wanted);
+          } else if (dryRun) {
+            if (wanted && a.range.offsetOf(wanted) < 0) reject(at, wanted, 'OutOfRange', 'IP', a.range.text);
+            if (wanted) ips.push(wanted);
+          } else {
+            try {
+              const ip = (await a.allocate(wanted)) as string;
+              taken.ips.push(ip);
+              ips.push(ip);
+            } catch (err) {
+              fail(at, wanted, err, 'IP', a.range.text);
+            }
           }
-        } else {
-          try {
-            const ip = (await a.allocate(wanted)) as string;
-            taken.ips.push(ip);
-            spec.clusterIP = ip;
-            spec.clusterIPs = [ip];
-          } catch (err) {
-            fail(new FieldPath('spec', 'clusterIPs').index(0), wanted, err, 'IP', a.range.text);
-          }
+        }
+        if (ips.length > 0) {
+          spec.clusterIPs = ips;
+          spec.clusterIP = ips[0] as string;
         }
       }
       if (needsNodePorts(svc) && !dryRun) {
@@ -132,7 +160,7 @@ export class ServiceStore extends GenericStore {
   }
 
   private async release(ips: readonly string[], ports: readonly number[]): Promise<void> {
-    for (const ip of ips) await this.allocators.clusterIPs.release(ip);
+    for (const ip of ips) await this.ipAllocator(ip)?.release(ip);
     for (const p of ports) await this.allocators.nodePorts.release(p);
   }
 
@@ -170,10 +198,16 @@ export class ServiceStore extends GenericStore {
           updatedObject: async (c, current) => {
             const next = (await info.updatedObject(c, current)) as Service;
             old = current as Service | undefined;
-            // Keep the cluster IP the client left out (as the strategy does), before allocating.
+            // Keep the cluster IPs the client left out (as the strategy does), before allocating.
             if (old?.spec?.clusterIP && next.spec && !next.spec.clusterIP && needsClusterIP(next)) {
               next.spec.clusterIP = old.spec.clusterIP;
               next.spec.clusterIPs = old.spec.clusterIPs ?? [old.spec.clusterIP];
+            } else if (
+              next.spec?.clusterIP &&
+              !next.spec.clusterIPs?.length &&
+              old?.spec?.clusterIPs?.[0] === next.spec.clusterIP
+            ) {
+              next.spec.clusterIPs = [...old.spec.clusterIPs];
             }
             const got = await this.allocate(next, old, o.dryRun);
             taken.ips.push(...got.ips);
@@ -193,10 +227,10 @@ export class ServiceStore extends GenericStore {
     const m = result.object.metadata;
     const removed =
       !o.dryRun && !!m?.deletionTimestamp && !m.finalizers?.length && !(m.deletionGracePeriodSeconds ?? 0);
-    const now = removed ? { ports: [] as number[] } : holdings(result.object as Service);
+    const now = removed ? { ips: [] as string[], ports: [] as number[] } : holdings(result.object as Service);
     const before = holdings(old);
     await this.release(
-      [...taken.ips, ...(before.ip ? [before.ip] : [])].filter((ip) => ip !== now.ip),
+      [...taken.ips, ...before.ips].filter((ip) => !now.ips.includes(ip)),
       [...taken.ports, ...before.ports].filter((p) => !now.ports.includes(p)),
     );
     return result;
@@ -211,7 +245,7 @@ export class ServiceStore extends GenericStore {
     const result = await super.delete(ctx, name, validate, o);
     if (result.deleted && !o.dryRun) {
       const held = holdings(result.object as Service);
-      await this.release(held.ip ? [held.ip] : [], held.ports);
+      await this.release(held.ips, held.ports);
     }
     return result;
   }

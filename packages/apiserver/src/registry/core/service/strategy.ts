@@ -2,9 +2,8 @@
  * The Service strategy (model: Kubernetes 1.21 `pkg/registry/core/service/strategy.go`, `ValidateService`,
  * `ValidateServiceUpdate`): type, ports, selector, cluster IPs, external names and traffic policies.
  *
- * Cluster IPs and node ports are not allocated yet (TODO(#4): the allocators of `--service-cluster-ip-range` and
- * `--service-node-port-range`): a service keeps the `clusterIP` it is given — "None" (headless), an address, or
- * nothing — and the node ports it names. Status is written through `services/status` only.
+ * Cluster IPs, IP families and node ports are allocated and defaulted by the Service store (storage.ts,
+ * ip-families.ts); this strategy checks their shape. Status is written through `services/status` only.
  */
 import {
   type FieldError,
@@ -22,6 +21,7 @@ import {
 
 import { defaultStrategy } from '../../generic/default-strategy';
 import { type CreateStrategy, type UpdateStrategy } from '../../rest/rest';
+import { ipFamilyOf } from './allocator';
 
 /** The service types. */
 export const SERVICE_TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
@@ -86,6 +86,18 @@ export function validateService(s: Service): FieldError[] {
   });
   if (spec.clusterIP && spec.clusterIPs?.length && spec.clusterIPs[0] !== spec.clusterIP) {
     errs.push(field.invalid(path.child('clusterIPs').index(0), spec.clusterIPs[0], 'must be equal to clusterIP'));
+  }
+  const ips = spec.clusterIPs ?? [];
+  if (ips.length > 2) {
+    errs.push(field.invalid(path.child('clusterIPs'), ips, 'may only hold up to 2 values'));
+  } else if (ips.length === 2) {
+    if (ips.includes('None')) {
+      errs.push(
+        field.invalid(path.child('clusterIPs'), ips, "must not have more than one value when the first is 'None'"),
+      );
+    } else if (ipFamilyOf(ips[0] as string) && ipFamilyOf(ips[0] as string) === ipFamilyOf(ips[1] as string)) {
+      errs.push(field.invalid(path.child('clusterIPs'), ips, 'may specify no more than one IP for each IP family'));
+    }
   }
   (spec.externalIPs ?? []).forEach((ip, i) => {
     errs.push(...field.invalidEach(path.child('externalIPs').index(i), ip, isValidIP(ip)));
