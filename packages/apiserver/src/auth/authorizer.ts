@@ -224,5 +224,7 @@ export function forbiddenMessage(a: Attributes, reason: string): string {
     msg = `${who} cannot ${a.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(a.apiGroup)}`;
     msg += a.namespace ? ` in the namespace ${JSON.stringify(a.namespace)}` : ' at the cluster scope';
   }
+  // As Kubernetes: HTML-special characters of the request (a path, a name) are escaped; the reason is not.
+  msg = msg.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
   return reason ? `${msg}: ${reason}` : msg;
 }
