@@ -112,4 +112,25 @@ describe('RangeAllocator', () => {
     const got = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).allocate()));
     expect(new Set(got).size).toBe(50);
   });
+
+  it('repairs: marks values in use, releases a leak only after it stayed unused three passes, reports strays', async () => {
+    const a = new RangeAllocator(portRange('32000-32009'), storage, '/registry/ranges/test-e', 'test-e');
+    await a.allocate(32001); // in use
+    await a.allocate(32002); // leaked: allocated, never used
+    const leaks = new Map<number, number>();
+    const inUse = [32001, 32005, 40000];
+    const first = await a.repair(inUse, leaks);
+    expect(first).toEqual({ marked: [32005], released: [], outOfRange: [40000] });
+    expect(await a.has(32005)).toBe(true);
+    expect((await a.repair(inUse, leaks)).released).toEqual([]);
+    expect(await a.has(32002)).toBe(true);
+    expect((await a.repair(inUse, leaks)).released).toEqual([32002]);
+    expect([await a.has(32001), await a.has(32002), await a.has(32005)]).toEqual([true, false, true]);
+    // A value that comes into use between passes is no longer a leak.
+    await a.allocate(32003);
+    await a.repair(inUse, leaks);
+    await a.repair([...inUse, 32003], leaks);
+    await a.repair(inUse, leaks);
+    expect(await a.has(32003)).toBe(true);
+  });
 });

@@ -251,6 +251,59 @@ export class RangeAllocator {
     });
   }
 
+  /**
+   * Makes the bitmap agree with the values in use (the repair loop of Kubernetes' `repair.go`): a value in use but
+   * not marked is marked; a value marked but not in use is released once it has been seen unused `leakThreshold`
+   * times in a row (`leaks` keeps the counts between runs), since an allocation whose object is not written yet
+   * looks unused for a moment. A range changed by configuration is rebuilt from the values in use. Values in use
+   * outside the range are reported, never marked.
+   */
+  async repair(
+    inUse: Iterable<string | number>,
+    leaks: Map<number, number>,
+    leakThreshold = 3,
+  ): Promise<{ marked: (string | number)[]; released: (string | number)[]; outOfRange: (string | number)[] }> {
+    const { range } = this;
+    const used = new Set<number>();
+    const outOfRange: (string | number)[] = [];
+    for (const v of inUse) {
+      const offset = range.offsetOf(v);
+      if (offset < 0) outOfRange.push(v);
+      else used.add(offset);
+    }
+    const marked: (string | number)[] = [];
+    const released: (string | number)[] = [];
+    await this.change((bits) => {
+      marked.length = 0;
+      released.length = 0;
+      for (let i = 0; i < range.size; i++) {
+        const byte = bits[i >> 3] as number;
+        const mask = 1 << (i & 7);
+        const set = (byte & mask) !== 0;
+        if (used.has(i)) {
+          leaks.delete(i);
+          if (!set) {
+            bits[i >> 3] = byte | mask;
+            marked.push(range.valueAt(i));
+          }
+        } else if (set) {
+          const seen = (leaks.get(i) ?? 0) + 1;
+          if (seen >= leakThreshold) {
+            bits[i >> 3] = byte & ~mask;
+            leaks.delete(i);
+            released.push(range.valueAt(i));
+          } else {
+            leaks.set(i, seen);
+          }
+        } else {
+          leaks.delete(i);
+        }
+      }
+      return 0;
+    });
+    return { marked, released, outOfRange };
+  }
+
   /** Whether a value is allocated now. */
   async has(value: string | number): Promise<boolean> {
     const offset = this.range.offsetOf(value);

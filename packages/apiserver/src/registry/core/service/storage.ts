@@ -57,6 +57,13 @@ export function holdings(s: Service | undefined): { ips: string[]; ports: number
   return { ips, ports };
 }
 
+/** What a repair pass changed: values marked in use, leaked values released, values in use outside the ranges. */
+export interface RepairReport {
+  marked: string[];
+  released: string[];
+  outOfRange: string[];
+}
+
 /** The Service store. */
 export class ServiceStore extends GenericStore {
   private readonly families: IPFamily[];
@@ -162,6 +169,40 @@ export class ServiceStore extends GenericStore {
   private async release(ips: readonly string[], ports: readonly number[]): Promise<void> {
     for (const ip of ips) await this.ipAllocator(ip)?.release(ip);
     for (const p of ports) await this.allocators.nodePorts.release(p);
+  }
+
+  /** Leak counts of the repair loop, per allocator. */
+  private readonly leaks = new Map<RangeAllocator, Map<number, number>>();
+
+  /**
+   * One pass of the repair loops of Kubernetes' bootstrap controller (`repairip`, `repairnodeport`): the allocation
+   * bitmaps are made to agree with the services stored, so an address or port leaked by a crash between allocation
+   * and write comes back, and one in use but lost from a bitmap is marked again. Returns what it changed.
+   */
+  async repairAllocations(ctx: RequestContext): Promise<RepairReport> {
+    const services = (await this.list({ ...ctx, namespace: '' }, {})).items as Service[];
+    const report: RepairReport = { marked: [], released: [], outOfRange: [] };
+    const byAllocator = new Map<RangeAllocator, (string | number)[]>(
+      [...this.allocators.clusterIPs, this.allocators.nodePorts].map((a) => [a, []]),
+    );
+    for (const svc of services) {
+      const held = holdings(svc);
+      for (const ip of held.ips) {
+        const a = this.ipAllocator(ip);
+        if (a) byAllocator.get(a)!.push(ip);
+        else report.outOfRange.push(`${svc.metadata?.namespace}/${svc.metadata?.name}: ${ip}`);
+      }
+      byAllocator.get(this.allocators.nodePorts)!.push(...held.ports);
+    }
+    for (const [a, values] of byAllocator) {
+      let leaks = this.leaks.get(a);
+      if (!leaks) this.leaks.set(a, (leaks = new Map()));
+      const r = await a.repair(values, leaks);
+      report.marked.push(...r.marked.map(String));
+      report.released.push(...r.released.map(String));
+      report.outOfRange.push(...r.outOfRange.map(String));
+    }
+    return report;
   }
 
   override async create(
