@@ -85,8 +85,12 @@ it.each([
   [['--store-servers=ftp://x'], '--store-servers: invalid server "ftp://x"'],
   [['--store-servers=sqlite:///tmp/x.db', '--secure-port=0'], '--secure-port'],
   [
-    ['--store-servers=sqlite:///tmp/x.db', '--authorization-mode=RBAC'],
-    'invalid argument "RBAC" for "--authorization-mode" flag: not supported yet',
+    ['--store-servers=sqlite:///tmp/x.db', '--authorization-mode=RBAC,Bogus'],
+    '--authorization-mode: "Bogus" is not a valid mode',
+  ],
+  [
+    ['--store-servers=sqlite:///tmp/x.db', '--authorization-mode=ABAC'],
+    '--authorization-policy-file is required with --authorization-mode=ABAC',
   ],
   [
     ['--store-servers=sqlite:///tmp/x.db', '--request-timeout=5x'],
