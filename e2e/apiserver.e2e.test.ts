@@ -106,7 +106,8 @@ it.each([
     'invalid argument "apps/v2=true" for "--runtime-config" flag: unknown API group versions or resources: apps/v2',
   ],
 ])('refuses the command line %p with a message naming the option', (args, message) => {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+  // A command line that is wrongly accepted starts a server: the time-out turns that into a failure, not a hang.
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' });
   expect(r.status).toBe(1);
   expect(r.stderr).toContain(message);
 });
