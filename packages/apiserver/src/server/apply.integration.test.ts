@@ -303,6 +303,30 @@ describe('managed fields of other writes', () => {
     expect(entry(got, 'kubectl-create', 'Update')?.fieldsV1).toEqual({ 'f:data': {} });
   });
 
+  it('records status writes through the status subresource, and applies to it', async () => {
+    expect(
+      (await apply(`${DEPLOYMENTS}/status-writes`, deployment('status-writes', 1), 'fieldManager=deployer')).status,
+    ).toBe(201);
+    const current = (await t.request('GET', `${DEPLOYMENTS}/status-writes`)).json;
+    const put = await t.request('PUT', `${DEPLOYMENTS}/status-writes/status?fieldManager=controller`, {
+      body: { ...current, status: { replicas: 1, observedGeneration: 1 } },
+    });
+    expect(put.status).toBe(200);
+    expect(entry(put.json, 'controller', 'Update')?.fieldsV1).toEqual({
+      'f:status': { 'f:observedGeneration': {}, 'f:replicas': {} },
+    });
+    expect(entry(put.json, 'deployer')).toBeDefined();
+    const applied = await apply(
+      `${DEPLOYMENTS}/status-writes/status`,
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'status-writes' }, status: { readyReplicas: 1 } },
+      'fieldManager=status-applier',
+    );
+    expect(applied.status).toBe(200);
+    expect(applied.json.status).toMatchObject({ replicas: 1, readyReplicas: 1 });
+    expect(entry(applied.json, 'status-applier')?.fieldsV1).toEqual({ 'f:status': { 'f:readyReplicas': {} } });
+    expect(applied.json.spec.replicas).toBe(1);
+  });
+
   it('does not change managed fields of a write that changes nothing', async () => {
     const before = (await t.request('GET', `${CM}/tracked`)).json;
     const r = await t.request('PUT', `${CM}/tracked?fieldManager=noop`, { body: before });

@@ -7,7 +7,7 @@
  * - on an update of the main resource, `status` is kept from the stored object (kinds with a status subresource)
  *   and `generation` is bumped when anything but metadata and status changed;
  * - on an update of the status subresource, everything but `status` is kept from the stored object, metadata
- *   included (`ResetObjectMetaForStatus`).
+ *   included except its managed fields (`ResetObjectMetaForStatus`).
  */
 import { type ApiObject, type FieldError, type Kind } from '@platform/api';
 
@@ -83,10 +83,16 @@ export function statusStrategy(
     allowUnconditionalUpdate: true,
     prepareForUpdate(_ctx, obj, old) {
       const status = (obj as Obj).status;
+      // Managed fields were computed for this write by the handler: they stay (as in ResetObjectMetaForStatus).
+      const managedFields = obj.metadata?.managedFields;
       for (const k of Object.keys(obj)) delete (obj as Obj)[k];
       Object.assign(obj, structuredClone(old));
       if (status === undefined) delete (obj as Obj).status;
       else (obj as Obj).status = status;
+      if (obj.metadata) {
+        if (managedFields === undefined) delete obj.metadata.managedFields;
+        else obj.metadata.managedFields = managedFields;
+      }
       o.prepareForUpdate?.(_ctx, obj, old);
     },
     validateUpdate: (ctx, obj, old) => o.validateUpdate?.(ctx, obj, old) ?? [],
