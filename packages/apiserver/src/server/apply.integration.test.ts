@@ -352,6 +352,19 @@ describe('managed fields of other writes', () => {
     expect(reset.status).toBe(200);
     expect(reset.json.metadata.managedFields).toBeUndefined();
     expect((await t.request('GET', `${CM}/tracked`)).json.metadata.managedFields).toBeUndefined();
+
+    // The same through a patch, after a write has recorded a manager again.
+    const relabeled = await t.request('PATCH', `${CM}/tracked?fieldManager=labeler`, {
+      body: { metadata: { labels: { again: 'yes' } } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(managers(relabeled.json)).toEqual([['labeler', 'Update']]);
+    const cleared = await t.request('PATCH', `${CM}/tracked`, {
+      body: { metadata: { managedFields: [{}] } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(cleared.status).toBe(200);
+    expect(cleared.json.metadata.managedFields).toBeUndefined();
   });
 });
 
