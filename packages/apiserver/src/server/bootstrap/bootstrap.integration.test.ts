@@ -34,6 +34,13 @@ function endpointIPs(ep: Endpoints | undefined): string[] {
   return (ep?.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((a) => a.ip)).sort();
 }
 
+/** The addresses of the EndpointSlice mirroring the Endpoints. */
+async function sliceIPs(s: TestServer): Promise<string[] | undefined> {
+  const r = await s.request('GET', '/apis/discovery.platform/v1/namespaces/default/endpointslices/platform');
+  if (r.status !== 200) return undefined;
+  return (r.json.endpoints as { addresses: string[] }[]).flatMap((e) => e.addresses).sort();
+}
+
 async function getEndpoints(s: TestServer): Promise<Endpoints | undefined> {
   const r = await s.request('GET', '/api/v1/namespaces/default/endpoints/platform');
   return r.status === 200 ? (r.json as Endpoints) : undefined;
@@ -176,6 +183,14 @@ describe('bootstrap on one server', () => {
     const ep = await eventually('the Endpoints', () => getEndpoints(s));
     expect(endpointIPs(ep)).toEqual(['127.0.0.1']);
     expect(ep.subsets?.[0]?.ports).toEqual([{ name: 'https', port, protocol: 'TCP' }]);
+    // Mirrored into an EndpointSlice, as Kubernetes does for its own Service.
+    await eventually('the EndpointSlice', () => sliceIPs(s));
+    const slice = (await s.request('GET', '/apis/discovery.platform/v1/namespaces/default/endpointslices/platform'))
+      .json;
+    expect(slice.metadata.labels).toEqual({ 'kubernetes.io/service-name': 'platform' });
+    expect(slice.addressType).toBe('IPv4');
+    expect(slice.endpoints).toEqual([{ addresses: ['127.0.0.1'], conditions: { ready: true } }]);
+    expect(slice.ports).toEqual([{ name: 'https', port, protocol: 'TCP' }]);
   });
 
   it('brings a deleted Service back and puts its ports right', async () => {
@@ -196,6 +211,10 @@ describe('bootstrap on one server', () => {
       return p === 443 ? p : undefined;
     });
     expect(fixed).toBe(443);
+  });
+
+  it('logged no errors', () => {
+    expect(s.errors).toEqual([]);
   });
 });
 
@@ -345,10 +364,17 @@ describe('two API servers on one etcd with the lease reconciler', () => {
         return ips.length === 2 ? ips : undefined;
       });
       expect(both).toEqual(['192.0.2.10', '192.0.2.11']);
+      const slice = await eventually('both servers in the EndpointSlice', async () => {
+        const ips = await sliceIPs(b);
+        return ips?.length === 2 ? ips : undefined;
+      });
+      expect(slice).toEqual(['192.0.2.10', '192.0.2.11']);
       await a.stop();
       servers.shift();
       // The shutdown itself took the server out (its lease would only expire in 30 s).
       expect(endpointIPs(await getEndpoints(b))).toEqual(['192.0.2.11']);
+      expect(await sliceIPs(b)).toEqual(['192.0.2.11']);
+      expect([a.errors, b.errors]).toEqual([[], []]);
     } finally {
       for (const s of servers) await s.stop();
       await etcd.stop();

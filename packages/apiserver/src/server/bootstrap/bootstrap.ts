@@ -74,6 +74,7 @@ export function platformServiceIP(serviceClusterIPRange: string): string {
 export function installBootstrap(d: BootstrapDeps): Bootstrap {
   const c = d.config ?? {};
   const endpoints = requireStore(d.lookup, '', 'endpoints');
+  const slices = d.lookup('discovery.platform', 'endpointslices');
   let reconciler: EndpointReconciler | undefined;
   switch (c.endpointReconcilerType ?? 'lease') {
     case 'lease':
@@ -83,10 +84,11 @@ export function installBootstrap(d: BootstrapDeps): Bootstrap {
         `${d.storePrefix}/masterleases/`,
         c.masterLeaseTtlSeconds ?? DEFAULT_MASTER_LEASE_TTL_SECONDS,
         d.now,
+        slices,
       );
       break;
     case 'master-count':
-      reconciler = new MasterCountEndpointReconciler(endpoints, c.apiServerCount ?? 1, d.now);
+      reconciler = new MasterCountEndpointReconciler(endpoints, c.apiServerCount ?? 1, d.now, slices);
       break;
     case 'none':
       reconciler = undefined;

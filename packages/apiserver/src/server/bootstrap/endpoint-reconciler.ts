@@ -10,7 +10,9 @@
  *   than `--apiserver-count`, the ones after its own (in lexicographic order, wrapping around) are removed.
  * - `none`: no reconciler; the Endpoints are left to whoever manages them.
  *
- * Writes go through the registry (validation applies); the leases go to the store directly, as in Kubernetes.
+ * The Endpoints are mirrored into the EndpointSlice `default/platform` (label `kubernetes.io/service-name`), as
+ * Kubernetes 1.21 does for its `kubernetes` Service. Writes go through the registry (validation applies); the leases
+ * go to the store directly, as in Kubernetes.
  */
 import { type ApiObject, type EndpointSubset, type Endpoints } from '@platform/api';
 
@@ -72,11 +74,50 @@ function subsetOf(ips: string[], ports: EndpointPort[]): EndpointSubset[] {
   return ips.length === 0 ? [] : [{ addresses: ips.map((ip) => ({ ip })), ports: ports.map((p) => ({ ...p })) }];
 }
 
-/** Reads and writes the Endpoints of the `platform` Service. */
+/** The label naming a slice's Service (Kubernetes' `discovery.LabelServiceName`). */
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+
+/** The fields of an EndpointSlice the mirroring writes (the rest is defaulted by the server). */
+interface SliceShape {
+  addressType: 'IPv4' | 'IPv6';
+  endpoints: { addresses: string[]; conditions: { ready: boolean } }[];
+  ports: { name: string; port: number; protocol: string }[];
+}
+
+/** The slice mirroring Endpoints (model: `EndpointsAdapter.EnsureEndpointSliceFromEndpoints`). */
+function sliceShape(e: Endpoints): SliceShape {
+  const subset = e.subsets?.[0];
+  const ips = (subset?.addresses ?? []).map((a) => a.ip);
+  return {
+    addressType: ips.some((ip) => ip.includes(':')) ? 'IPv6' : 'IPv4',
+    endpoints: ips.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+    ports: (subset?.ports ?? []).map((p) => ({ name: p.name ?? '', port: p.port, protocol: p.protocol ?? 'TCP' })),
+  };
+}
+
+/** What of a stored slice {@link sliceShape} decides, to compare with it. */
+function storedShape(o: ApiObject): SliceShape {
+  const s = o as ApiObject & {
+    addressType?: SliceShape['addressType'];
+    endpoints?: { addresses?: string[]; conditions?: { ready?: boolean | null } }[];
+    ports?: { name?: string | null; port?: number | null; protocol?: string | null }[];
+  };
+  return {
+    addressType: s.addressType ?? 'IPv4',
+    endpoints: (s.endpoints ?? []).map((x) => ({
+      addresses: x.addresses ?? [],
+      conditions: { ready: x.conditions?.ready ?? false },
+    })),
+    ports: (s.ports ?? []).map((p) => ({ name: p.name ?? '', port: p.port ?? 0, protocol: p.protocol ?? 'TCP' })),
+  };
+}
+
+/** Reads and writes the Endpoints of the `platform` Service, and the EndpointSlice that mirrors them. */
 class EndpointsAccess {
   constructor(
     private readonly endpoints: ObjectStore,
     private readonly now: () => number,
+    private readonly slices: ObjectStore | undefined,
   ) {}
 
   private ctx(): ReturnType<typeof systemContext> {
@@ -94,16 +135,60 @@ class EndpointsAccess {
   async write(compute: (current: Endpoints | undefined) => EndpointSubset[] | undefined): Promise<void> {
     const ctx = this.ctx();
     const current = await this.get();
+    let created = false;
     if (!current) {
       const subsets = compute(undefined);
-      if (subsets && (await createIfMissing(this.endpoints, ctx, endpointsObject(subsets)))) return;
+      created = subsets !== undefined && (await createIfMissing(this.endpoints, ctx, endpointsObject(subsets)));
     }
-    await updateIfNeeded(this.endpoints, ctx, PLATFORM_SERVICE_NAME, (obj: ApiObject) => {
-      const e = obj as Endpoints;
-      const subsets = compute(e);
-      if (!subsets || JSON.stringify(subsets) === JSON.stringify(e.subsets ?? [])) return undefined;
-      e.subsets = subsets;
-      return e;
+    if (!created) {
+      await updateIfNeeded(this.endpoints, ctx, PLATFORM_SERVICE_NAME, (obj: ApiObject) => {
+        const e = obj as Endpoints;
+        const subsets = compute(e);
+        if (!subsets || JSON.stringify(subsets) === JSON.stringify(e.subsets ?? [])) return undefined;
+        e.subsets = subsets;
+        return e;
+      });
+    }
+    await this.mirror();
+  }
+
+  /** Makes the EndpointSlice `default/platform` match the Endpoints (when slices are served). */
+  private async mirror(): Promise<void> {
+    const slices = this.slices;
+    const endpoints = await this.get();
+    if (!slices || !endpoints) return;
+    const ctx = this.ctx();
+    const want = sliceShape(endpoints);
+    const slice = {
+      apiVersion: 'discovery.platform/v1',
+      kind: 'EndpointSlice',
+      metadata: {
+        name: PLATFORM_SERVICE_NAME,
+        namespace: PLATFORM_SERVICE_NAMESPACE,
+        labels: { [SERVICE_NAME_LABEL]: PLATFORM_SERVICE_NAME },
+      },
+      ...want,
+    } as ApiObject;
+    const existing = await getOrUndefined(slices, ctx, PLATFORM_SERVICE_NAME);
+    if (!existing) {
+      await createIfMissing(slices, ctx, slice);
+      return;
+    }
+    if (storedShape(existing).addressType !== want.addressType) {
+      // The address type of a slice cannot change: replace it.
+      await slices.delete(ctx, PLATFORM_SERVICE_NAME, undefined, { dryRun: false });
+      await createIfMissing(slices, ctx, slice);
+      return;
+    }
+    await updateIfNeeded(slices, ctx, PLATFORM_SERVICE_NAME, (obj) => {
+      const labels = ((obj.metadata ??= {}) as { labels?: Record<string, string> }).labels ?? {};
+      const labelRight = labels[SERVICE_NAME_LABEL] === PLATFORM_SERVICE_NAME;
+      if (labelRight && JSON.stringify(storedShape(obj)) === JSON.stringify(want)) return undefined;
+      (obj.metadata as { labels?: Record<string, string> }).labels = {
+        ...labels,
+        [SERVICE_NAME_LABEL]: PLATFORM_SERVICE_NAME,
+      };
+      return Object.assign(obj, { endpoints: want.endpoints, ports: want.ports });
     });
   }
 }
@@ -117,6 +202,7 @@ export class LeaseEndpointReconciler implements EndpointReconciler {
    * @param store the backing store holding the leases
    * @param leasePrefix `<store-prefix>/masterleases/`
    * @param ttlSeconds lifetime of a lease that is not renewed
+   * @param slices the EndpointSlice store, when slices are served (the Endpoints are mirrored into a slice)
    */
   constructor(
     endpoints: ObjectStore,
@@ -124,8 +210,9 @@ export class LeaseEndpointReconciler implements EndpointReconciler {
     private readonly leasePrefix: string,
     private readonly ttlSeconds: number,
     now: () => number,
+    slices?: ObjectStore,
   ) {
-    this.access = new EndpointsAccess(endpoints, now);
+    this.access = new EndpointsAccess(endpoints, now, slices);
   }
 
   /** Writes (or renews) the lease of `ip`. */
@@ -201,8 +288,9 @@ export class MasterCountEndpointReconciler implements EndpointReconciler {
     endpoints: ObjectStore,
     private readonly masterCount: number,
     now: () => number,
+    slices?: ObjectStore,
   ) {
-    this.access = new EndpointsAccess(endpoints, now);
+    this.access = new EndpointsAccess(endpoints, now, slices);
   }
 
   async reconcileEndpoints(ip: string, ports: EndpointPort[]): Promise<void> {
