@@ -21,6 +21,7 @@ import {
 import { type WebSocket } from 'ws';
 
 import { capabilities, type WatchEvent } from '../../registry/rest/rest';
+import { encodeJsonWatchEvent, encodeProtobuf } from '../responses/encode-cache';
 import { parseListOptions } from './options';
 import { type VerbRequest } from './verbs';
 import { objectView } from './views';
@@ -32,7 +33,7 @@ function frame(r: VerbRequest, e: WatchEvent): Buffer {
       ? e.object
       : objectView(e.object as ApiObject, r.output, r.scope, r.query);
   if (r.output.format === 'protobuf') {
-    const raw = r.scope.serializers.protobuf.encode(object as ApiObject);
+    const raw = encodeProtobuf(r.scope.serializers.protobuf, object as ApiObject);
     const msg = protoType(WatchEventSchema.$id as string)
       .encode({ type: e.type, object: { raw } })
       .finish();
@@ -40,7 +41,7 @@ function frame(r: VerbRequest, e: WatchEvent): Buffer {
     head.writeUInt32BE(msg.length, 0);
     return Buffer.concat([head, msg]);
   }
-  return Buffer.from(`${JSON.stringify({ type: e.type, object })}\n`);
+  return encodeJsonWatchEvent(e.type, object as ApiObject);
 }
 
 /** The lifetime of a watch in milliseconds. */

@@ -17,7 +17,8 @@
  *
  * Objects in the cache are deep-frozen when they enter it and handed out as they are, never copied (a 10k list from
  * memory costs a walk of the sorted keys): callers must treat them as read-only, and a mutation attempt throws a
- * TypeError instead of corrupting the cache. Writers work on the copies `guaranteedUpdate` makes.
+ * TypeError instead of corrupting the cache. Writers work on the copies `guaranteedUpdate` makes. Being immutable,
+ * each cached object is serialized for responses only once (`../immutable.ts`).
  *
  * Invariant: events are applied to the state, appended to the ring and fanned out in one synchronous step, and a
  * client watch subscribes and takes its replay from the ring in one synchronous step, so no event is lost or doubled.
@@ -25,6 +26,7 @@
 import { type ApiObject } from '../api-object';
 import { compacted, isStorageError, keyNotFound, revisionTooLarge, unreachable } from '../errors';
 import { EventQueue } from '../event-queue';
+import { deepFreeze } from '../immutable';
 import { type Revision } from '../interface';
 import {
   encodeContinue,
@@ -439,15 +441,6 @@ export class Cacher implements Storage {
 }
 
 /** Byte-order comparison of keys (UTF-16 order equals UTF-8 byte order for BMP keys, which storage keys are). */
-/** Freezes an object graph in place (JSON-like data: no cycles). */
-function deepFreeze<T>(obj: T): T {
-  if (typeof obj === 'object' && obj !== null && !Object.isFrozen(obj)) {
-    Object.freeze(obj);
-    for (const v of Object.values(obj)) deepFreeze(v);
-  }
-  return obj;
-}
-
 function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
