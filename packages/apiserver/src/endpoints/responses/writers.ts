@@ -4,17 +4,11 @@
  */
 import { type ServerResponse } from 'node:http';
 
-import {
-  type ApiObject,
-  errorToStatus,
-  isStatusError,
-  jsonCodec,
-  type ProtobufCodec,
-  type Status,
-} from '@platform/api';
+import { type ApiObject, errorToStatus, isStatusError, type ProtobufCodec, type Status } from '@platform/api';
 import * as yaml from 'js-yaml';
 
 import { type Format } from '../negotiation/negotiate';
+import { encodeJson, encodeProtobuf } from './encode-cache';
 
 /** Serializers shared by every handler of a server. */
 export interface Serializers {
@@ -25,11 +19,11 @@ export interface Serializers {
 export function serialize(obj: ApiObject | Status, format: Format, s: Serializers, pretty = false): Buffer {
   switch (format) {
     case 'json':
-      return pretty ? Buffer.from(`${JSON.stringify(obj, null, 2)}\n`) : jsonCodec.encode(obj as ApiObject);
+      return pretty ? Buffer.from(`${JSON.stringify(obj, null, 2)}\n`) : encodeJson(obj as ApiObject);
     case 'yaml':
       return Buffer.from(yaml.dump(obj, { noRefs: true, lineWidth: -1 }));
     case 'protobuf':
-      return s.protobuf.encode(obj as ApiObject);
+      return encodeProtobuf(s.protobuf, obj as ApiObject);
   }
 }
 
