@@ -138,7 +138,10 @@ describe('FieldManager.apply', () => {
       live,
       {
         ...live,
-        spec: { ...(live.spec as object), template: (manifest(2, 'a:2').spec as { template: unknown }).template },
+        spec: {
+          ...((live as { spec?: object }).spec ?? {}),
+          template: (manifest(2, 'a:2').spec as { template: unknown }).template,
+        },
       } as ApiObject,
       'editor',
     );
