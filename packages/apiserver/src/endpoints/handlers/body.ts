@@ -8,6 +8,7 @@ import { type IncomingMessage } from 'node:http';
 import { type ApiObject, badRequest, decodeInto, isCodecError, type Kind, requestEntityTooLarge } from '@platform/api';
 import * as yaml from 'js-yaml';
 
+import { noteRequestBody, noteRequestObject } from '../../audit/context';
 import { type Format, negotiateInput } from '../negotiation/negotiate';
 import { type Serializers } from '../responses/writers';
 
@@ -28,7 +29,9 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
     if (size > limit) throw requestEntityTooLarge(`limit is ${limit}`);
     chunks.push(b);
   }
-  return Buffer.concat(chunks, size);
+  const body = Buffer.concat(chunks, size);
+  noteRequestBody(req, body); // audit (levels Request and up)
+  return body;
 }
 
 /** Parses a body in a format into a plain value (no schema yet). */
@@ -89,5 +92,7 @@ export function decodeObject(value: unknown, kind: Kind): ApiObject {
 /** Reads, parses and decodes the body of a create or update. */
 export async function readObject(req: IncomingMessage, kind: Kind, s: Serializers, limit: number): Promise<ApiObject> {
   const format = negotiateInput(req.headers['content-type']);
-  return decodeObject(parseBody(await readBody(req, limit), format, s), kind);
+  const obj = decodeObject(parseBody(await readBody(req, limit), format, s), kind);
+  noteRequestObject(req, obj); // audit: the object as decoded, before admission
+  return obj;
 }

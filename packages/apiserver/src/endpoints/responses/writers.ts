@@ -7,6 +7,7 @@ import { type ServerResponse } from 'node:http';
 import { type ApiObject, errorToStatus, isStatusError, type ProtobufCodec, type Status } from '@platform/api';
 import * as yaml from 'js-yaml';
 
+import { noteResponseObject } from '../../audit/context';
 import { type Format } from '../negotiation/negotiate';
 import { encodeJson, encodeProtobuf } from './encode-cache';
 
@@ -44,6 +45,7 @@ export function writeObject(
 ): void {
   // The request timed out or the client left: the answer has nowhere to go.
   if (res.headersSent || res.writableEnded) return;
+  noteResponseObject(res, obj); // audit: the Status of failures, the object at level RequestResponse
   const body = serialize(obj, format, s, pretty);
   res.statusCode = code;
   res.setHeader('Content-Type', CONTENT_TYPE[format]);

@@ -1,0 +1,93 @@
+/**
+ * Pieces of an audit event (model: apiserver `pkg/audit/request.go` and `format.go`): timestamps with microseconds,
+ * the source IPs of a request, and the two log formats (one JSON object per line, or Kubernetes' legacy text line).
+ */
+import { type IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+
+import { type AuditEvent } from './types';
+
+/** Milliseconds since the epoch with sub-millisecond precision (the default clock of events). */
+export function preciseNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** RFC 3339 with six fractional digits in UTC (Kubernetes' MicroTime): `2021-04-01T10:00:00.123456Z`. */
+export function microTime(ms: number): string {
+  const whole = Math.floor(ms);
+  const micros = Math.min(999, Math.floor((ms - whole) * 1000));
+  const iso = new Date(whole).toISOString(); // ...T10:00:00.123Z
+  return `${iso.slice(0, -1)}${String(micros).padStart(3, '0')}Z`;
+}
+
+function normalizeIP(ip: string): string {
+  return ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
+}
+
+/**
+ * The source IPs of a request, as Kubernetes lists them: the valid entries of `X-Forwarded-For`, then `X-Real-Ip`
+ * unless already listed, then the peer address unless it is the last one listed.
+ */
+export function sourceIPs(req: IncomingMessage): string[] {
+  const ips: string[] = [];
+  const xff = req.headers['x-forwarded-for'];
+  if (typeof xff === 'string' && xff !== '') {
+    for (const part of xff.split(',')) {
+      const ip = part.trim();
+      if (isIP(ip)) ips.push(normalizeIP(ip));
+    }
+  }
+  const real = req.headers['x-real-ip'];
+  if (typeof real === 'string' && isIP(real.trim())) {
+    const ip = normalizeIP(real.trim());
+    if (!ips.includes(ip)) ips.push(ip);
+  }
+  const remote = req.socket?.remoteAddress;
+  if (remote && isIP(remote)) {
+    const ip = normalizeIP(remote);
+    if (ips.length === 0 || ips[ips.length - 1] !== ip) ips.push(ip);
+  }
+  return ips;
+}
+
+/** Go's `%q` for the strings a legacy line carries (JSON quoting is the same for printable text). */
+function q(s: string): string {
+  return JSON.stringify(s);
+}
+
+/** RFC 3339 with nanosecond-style trimming (Go's RFC3339Nano drops trailing zeros). */
+function rfc3339Nano(micro: string): string {
+  return micro.replace(/\.?0+Z$/, 'Z');
+}
+
+/**
+ * The legacy text line of an event (without the newline): `<time> AUDIT: id="..." stage="..." ip="..." method="..."
+ * user="..." groups="..." as="<self>" asgroups="<lookup>" user-agent="..." namespace="..." uri="..." response="..."`.
+ */
+export function legacyLine(ev: AuditEvent): string {
+  let user = '<none>';
+  let groups = '<none>';
+  if (ev.user.username) {
+    user = ev.user.username;
+    if (ev.user.groups && ev.user.groups.length > 0) groups = ev.user.groups.map(q).join(',');
+  }
+  let as = '<self>';
+  let asGroups = '<lookup>';
+  if (ev.impersonatedUser) {
+    as = ev.impersonatedUser.username ?? '';
+    if (ev.impersonatedUser.groups) asGroups = ev.impersonatedUser.groups.map(q).join(',');
+  }
+  const namespace = ev.objectRef?.namespace || '<none>';
+  const response = ev.responseStatus ? String(ev.responseStatus.code) : '<deferred>';
+  const ip = ev.sourceIPs?.[0] ?? '<unknown>';
+  return (
+    `${rfc3339Nano(ev.requestReceivedTimestamp)} AUDIT: id=${q(ev.auditID)} stage=${q(ev.stage)} ip=${q(ip)} ` +
+    `method=${q(ev.verb)} user=${q(user)} groups=${q(groups)} as=${q(as)} asgroups=${q(asGroups)} ` +
+    `user-agent=${q(ev.userAgent ?? '')} namespace=${q(namespace)} uri=${q(ev.requestURI)} response="${response}"`
+  );
+}
+
+/** An event in the requested serialization version (the versions share one shape). */
+export function inVersion(ev: AuditEvent, apiVersion: string): AuditEvent {
+  return ev.apiVersion === apiVersion ? ev : { ...ev, apiVersion };
+}
