@@ -24,8 +24,8 @@ import {
 
 import { type Authorizer } from '../auth/authorizer';
 import { ApiServer, type ApiServerConfig } from '../server/api-server';
-import { type AuditFlagsConfig, AuditOptions, TransportOptions } from './audit-options';
 import { defaultAdvertiseAddress } from '../server/bootstrap/advertise-address';
+import { type AuthenticationFlagsConfig, AuthenticationOptions } from './authentication-options';
 import { AuthorizationOptions } from './authorization-options';
 import { type ApiServerFlagsConfig, SecurityOptions, ServerRunOptions, StoreOptions } from './options';
 
@@ -42,8 +42,7 @@ export function apiServerCommand(): { cmd: Command; groups: OptionGroup<never>[]
     new StoreOptions(),
     new SecureServingOptions({ port: 6443, certDir: '/var/run/platform', pairName: 'apiserver', allowDisable: false }),
     new SecurityOptions(),
-    new AuditOptions(),
-    new TransportOptions(),
+    new AuthenticationOptions(),
     new AuthorizationOptions(),
     new FeatureGateOptions(new FeatureGate(CONTROL_PLANE_FEATURES)),
     new LoggingOptions(),
@@ -55,16 +54,15 @@ export function apiServerCommand(): { cmd: Command; groups: OptionGroup<never>[]
   return { cmd, groups, version };
 }
 
-type Collected = ApiServerFlagsConfig & {
-  featureGate?: FeatureGate;
-  secureServing?: SecureServingInfo;
-  logging?: LoggingConfig;
-  metrics?: MetricsConfig;
-  profiling?: ProfilingConfig;
-  audit?: AuditFlagsConfig['audit'];
-  transport?: AuditFlagsConfig['transport'];
-  authorizer?: Authorizer;
-};
+type Collected = ApiServerFlagsConfig &
+  AuthenticationFlagsConfig & {
+    featureGate?: FeatureGate;
+    secureServing?: SecureServingInfo;
+    logging?: LoggingConfig;
+    metrics?: MetricsConfig;
+    profiling?: ProfilingConfig;
+    authorizer?: Authorizer;
+  };
 
 /** Runs the API server with `argv` (without node and script). Resolves with the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
@@ -82,7 +80,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   const log = logging.logger;
   for (const flag of collected.inert ?? [])
     log.warn('Option accepted but not implemented yet: it has no effect', { option: flag });
-  const serving = collected.secureServing as SecureServingInfo;
+  const serving: SecureServingInfo = {
+    ...(collected.secureServing as SecureServingInfo),
+    ...(collected.clientCA ? { clientCA: collected.clientCA } : {}),
+  };
   const config: ApiServerConfig = {
     serving,
     logger: log,
@@ -98,8 +99,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     ...(collected.bootstrap ? { bootstrap: collected.bootstrap } : {}),
     serverSideApply: collected.featureGate?.enabled('ServerSideApply') ?? true,
     ...(collected.services ? { services: collected.services } : {}),
-    ...(collected.audit ? { audit: collected.audit } : {}),
-    ...(collected.transport ? { transport: collected.transport } : {}),
+    ...(collected.authentication ? { authentication: collected.authentication } : {}),
     ...(collected.authorizer ? { security: { authorizer: collected.authorizer } } : {}),
   };
   let server: ApiServer;

@@ -582,7 +582,6 @@ function unsupported(
 
 const empty = (raw: string): boolean => raw === '';
 const isFalse = (raw: string): boolean => raw === 'false' || raw === '0';
-const isTrue = (raw: string): boolean => raw === 'true' || raw === '1';
 
 /**
  * Authentication, authorization, admission, audit and transport options of Document 2: defined with their
@@ -596,140 +595,9 @@ export class SecurityOptions extends OptionGroupBase<ApiServerFlagsConfig> {
   protected flagDefs(): FlagDef[] {
     const str = (name: string, usage: string): FlagDef => unsupported(name, 'string', usage, '', empty);
     const strs = (name: string, usage: string): FlagDef => unsupported(name, 'strings', usage, '', empty);
-    const dur = (name: string, usage: string, def: string): FlagDef =>
-      unsupported(name, 'duration', usage, def, (r) => r === def);
+    const int = (name: string, usage: string, def: string): FlagDef =>
+      unsupported(name, 'int', usage, def, (r) => r === def);
     return [
-      unsupported(
-        'anonymous-auth',
-        'bool',
-        'Enables anonymous requests to the secure port of the API server.',
-        'true',
-        isTrue,
-        { noOptDefVal: 'true' },
-      ),
-      strs(
-        'api-audiences',
-        'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences.',
-      ),
-      str(
-        'authentication-token-webhook-config-file',
-        'File with webhook configuration for token authentication in kubeconfig format.',
-      ),
-      dur(
-        'authentication-token-webhook-cache-ttl',
-        'The duration to cache responses from the webhook token authenticator.',
-        '2m0s',
-      ),
-      unsupported(
-        'authentication-token-webhook-version',
-        'string',
-        'The API version of the authentication.platform TokenReview to send to and expect from the webhook.',
-        'v1beta1',
-        (r) => r === 'v1beta1',
-      ),
-      str(
-        'client-ca-file',
-        'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.',
-      ),
-      unsupported(
-        'enable-bootstrap-token-auth',
-        'bool',
-        "Enable to allow secrets of type 'bootstrap.platform/token' in the 'system' namespace to be used for TLS bootstrapping authentication.",
-        'false',
-        isFalse,
-        { noOptDefVal: 'true' },
-      ),
-      str(
-        'token-auth-file',
-        'If set, the file that will be used to secure the secure port of the API server via token authentication.',
-      ),
-      str('oidc-issuer-url', 'The URL of the OpenID issuer, only HTTPS scheme will be accepted.'),
-      str('oidc-client-id', 'The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.'),
-      str(
-        'oidc-ca-file',
-        "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file.",
-      ),
-      unsupported(
-        'oidc-username-claim',
-        'string',
-        'The OpenID claim to use as the user name.',
-        'sub',
-        (r) => r === 'sub',
-      ),
-      str('oidc-username-prefix', 'If provided, all usernames will be prefixed with this value.'),
-      str('oidc-groups-claim', 'If provided, the name of a custom OpenID Connect claim for specifying user groups.'),
-      str(
-        'oidc-groups-prefix',
-        'If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.',
-      ),
-      unsupported(
-        'oidc-required-claim',
-        'mapStringString',
-        'A key=value pair that describes a required claim in the ID Token.',
-        '',
-        empty,
-      ),
-      unsupported(
-        'oidc-signing-algs',
-        'strings',
-        'Comma-separated list of allowed JOSE asymmetric signing algorithms.',
-        'RS256',
-        (r) => r === 'RS256',
-      ),
-      str('service-account-issuer', 'Identifier of the service account token issuer.'),
-      strs(
-        'service-account-key-file',
-        'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens.',
-      ),
-      str(
-        'service-account-signing-key-file',
-        'Path to the file that contains the current private key of the service account token issuer.',
-      ),
-      unsupported(
-        'service-account-lookup',
-        'bool',
-        'If true, validate ServiceAccount tokens exist in the backing store as part of authentication.',
-        'true',
-        isTrue,
-        { noOptDefVal: 'true' },
-      ),
-      dur(
-        'service-account-max-token-expiration',
-        'The maximum validity duration of a token created by the service account token issuer.',
-        '',
-      ),
-      unsupported(
-        'service-account-extend-token-expiration',
-        'bool',
-        'Turns on projected service account expiration extension during token generation.',
-        'true',
-        isTrue,
-        { noOptDefVal: 'true' },
-      ),
-      str(
-        'service-account-jwks-uri',
-        'Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration.',
-      ),
-      str(
-        'requestheader-client-ca-file',
-        'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers.',
-      ),
-      strs(
-        'requestheader-allowed-names',
-        'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers.',
-      ),
-      strs(
-        'requestheader-username-headers',
-        'List of request headers to inspect for usernames. X-Remote-User is common.',
-      ),
-      strs(
-        'requestheader-group-headers',
-        'List of request headers to inspect for groups. X-Remote-Group is suggested.',
-      ),
-      strs(
-        'requestheader-extra-headers-prefix',
-        'List of request header prefixes to inspect. X-Remote-Extra- is suggested.',
-      ),
       str(
         'proxy-client-cert-file',
         'Client certificate used to prove the identity of the aggregator or apiserver when it must call out during a request.',
@@ -752,6 +620,28 @@ export class SecurityOptions extends OptionGroupBase<ApiServerFlagsConfig> {
         'false',
         isFalse,
         { noOptDefVal: 'true' },
+      ),
+      str('audit-policy-file', 'Path to the file that defines the audit policy configuration.'),
+      str(
+        'audit-log-path',
+        "If set, all requests coming to the apiserver will be logged to this file. '-' means standard out.",
+      ),
+      str(
+        'audit-webhook-config-file',
+        'Path to a kubeconfig formatted file that defines the audit webhook configuration.',
+      ),
+      strs(
+        'cors-allowed-origins',
+        'List of allowed origins for CORS, comma separated. An allowed origin can be a regular expression to support subdomain matching. If this list is empty CORS will not be enabled.',
+      ),
+      strs(
+        'strict-transport-security-directives',
+        'List of directives for HSTS, comma separated. If this list is empty, then HSTS directives will not be added.',
+      ),
+      int(
+        'max-connection-bytes-per-sec',
+        'If non-zero, throttle each user connection to this number of bytes/sec. Currently only applies to long-running requests.',
+        '0',
       ),
       str('agent-certificate-authority', 'Path to a cert file for the certificate authority.'),
       str('agent-client-certificate', 'Path to a client cert file for TLS.'),

@@ -9,6 +9,7 @@
  */
 import { type Kind, type NameValidator, validateNamespaceName, validatePathSegmentName } from '@platform/api';
 
+import { type ServiceAccountTokenIssuer } from '../auth/authentication/service-account';
 import { type Authorizer, type RuleSource } from '../auth/authorizer';
 
 import { webhookConfigurationStrategy } from './admissionregistration/webhookconfiguration/strategy';
@@ -34,6 +35,7 @@ import { secretStrategy } from './core/secret/strategy';
 import { cidrRange, portRange, RangeAllocator } from './core/service/allocator';
 import { ServiceStore } from './core/service/storage';
 import { serviceStrategy } from './core/service/strategy';
+import { TokenREST } from './core/serviceaccount/token';
 import { BindingREST } from './core/pod/binding';
 import { EvictionREST } from './core/pod/eviction';
 import { podStatusStrategy, podStrategy, POD_DELETE_STRATEGY } from './core/pod/strategy';
@@ -71,6 +73,8 @@ export interface InstallContext {
   serviceClusterIPRange: string;
   /** `--service-node-port-range` (`<low>-<high>`). */
   serviceNodePortRange: string;
+  /** Signs the tokens of `serviceaccounts/<name>/token`; unset: that subresource is not served. */
+  serviceAccountTokens?: ServiceAccountTokenIssuer;
   /** The server's authorizer chain (access reviews; the `escalate` and `bind` checks of RBAC writes). */
   authorizer: Authorizer;
   /** The RBAC rules of the server's registry, in memory (escalation checks). */
@@ -93,7 +97,7 @@ export interface SubresourceContext extends InstallContext {
 }
 
 /** Builds the storage of one subresource. */
-export type SubresourceBuilder = (c: SubresourceContext) => RestStorage;
+export type SubresourceBuilder = (c: SubresourceContext) => RestStorage | undefined;
 
 /** A stored resource's behaviour. */
 export interface BuiltinResource {
@@ -239,6 +243,19 @@ const TABLE: Record<string, Entry> = {
     strategy: roleBindingStrategy(kind),
     nameValidator: validatePathSegmentName,
     store: (definition, c) => new PolicyBasedStore(definition, 'rolebindings', rbacEscalation(c)),
+  }),
+  '/serviceaccounts': (kind) => ({
+    strategy: defaultStrategy(kind),
+    subresources: {
+      token: (c) => {
+        const issuer = c.serviceAccountTokens;
+        if (!issuer) return undefined;
+        return new TokenREST(c.bodyKind, c.main, issuer, (resource) => {
+          const d = c.definitionOf('', resource);
+          return d && new GenericStore(d);
+        });
+      },
+    },
   }),
   'coordination.platform/leases': (kind) => ({ strategy: leaseStrategy(kind) }),
   'admissionregistration.platform/mutatingwebhookconfigurations': (kind) => ({

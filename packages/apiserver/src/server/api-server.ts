@@ -26,6 +26,9 @@ import {
 import { type Logger, namedCheck, SecureServer, type SecureServingInfo } from '@platform/common';
 import { type WebSocket, WebSocketServer } from 'ws';
 
+import { type Authentication } from '../auth/authentication/authentication';
+import { discoveryHandler } from '../auth/authentication/discovery';
+import { objectReader } from '../auth/authentication/objects';
 import { type Authenticator, requestAuthenticator } from '../auth/authenticator';
 import { registryAuthorizationHost } from '../auth/authorization/host';
 import { RbacIndex } from '../auth/authorization/rbac/index';
@@ -36,12 +39,6 @@ import { ALWAYS_ADMIT, type RequestScope } from '../endpoints/handlers/scope';
 import { type Serializers, writeError } from '../endpoints/responses/writers';
 import { authenticateRequest, authentication } from '../filters/authentication';
 import { authorization, authorizeRequest } from '../filters/authorization';
-import { type Auditor, defaultBodyDecoder } from '../audit/auditor';
-import { type AuditConfig, buildAuditor } from '../audit/config';
-import { audit, auditPanics, auditReceived, auditUpgrade } from '../filters/audit';
-import { connectionThrottle } from '../filters/connection-throttle';
-import { cors } from '../filters/cors';
-import { hsts } from '../filters/hsts';
 import { getRequestInfo, getUser } from '../filters/request-info';
 import { maxInFlight } from '../filters/max-in-flight';
 import { requestDeadline } from '../filters/timeout';
@@ -144,10 +141,11 @@ export interface ApiServerConfig {
    * allows). Unset: anonymous requests, everything allowed.
    */
   security?: { authenticator?: Authenticator; authorizer?: Authorizer };
-  /** `--audit-*`: what is recorded, and where. Unset: nothing is. */
-  audit?: AuditConfig;
-  /** `--cors-allowed-origins`, `--strict-transport-security-directives`, `--max-connection-bytes-per-sec`. */
-  transport?: { corsAllowedOrigins?: string[]; hstsDirectives?: string[]; maxConnectionBytesPerSec?: number };
+  /**
+   * The authentication options (`--anonymous-auth`, tokens, certificates, OIDC, webhook, service accounts): replaces
+   * `security.authenticator`, and brings the TokenRequest subresource and the service account issuer discovery.
+   */
+  authentication?: Authentication;
   /** Injectable clock (tests). */
   now?: () => number;
   /** The ServerSideApply feature gate (beta, on unless false): apply patches and `metadata.managedFields`. */
@@ -219,8 +217,6 @@ export class ApiServer {
   private readonly now: () => number;
   private readonly authenticator: Authenticator;
   private readonly authorizer: Authorizer;
-  /** Set by `installAudit` when a policy and a sink are configured. */
-  private auditor: Auditor | undefined;
   /** Roles and bindings in memory, fed by their watches: RBAC decisions and escalation checks read it. */
   private readonly rbac = new RbacIndex();
   /** The bootstrap controller and RBAC reconciler (set by `installChecks`). */
@@ -254,6 +250,14 @@ export class ApiServer {
       }
     };
     this.installer = new ApiInstaller(this.serializers, () => `${config.advertiseAddress}:${port()}`);
+    // Authenticators read service accounts, secrets and pods from the stores when requests come.
+    if (config.authentication)
+      this.authenticator = config.authentication.requestAuthenticator({
+        objects: objectReader((group, resource) => this.stores.get(`${group}/${resource}`), this.now),
+        signal: this.secure.signal,
+        log: config.logger,
+        now: this.now,
+      });
   }
 
   /** Builds the server: opens the store and prepares every resource. Nothing listens until `start()`. */
@@ -267,7 +271,6 @@ export class ApiServer {
         if (!storeOf.has(key)) storeOf.set(key, await factory.storeFor({ group: kind.group, resource: kind.plural }));
       }
       const server = new ApiServer(config, factory, storeOf);
-      await server.installAudit();
       server.installResources();
       server.installChain();
       server.installUpgrades();
@@ -327,6 +330,9 @@ export class ApiServer {
       storePrefix: this.config.storage.prefix,
       serviceClusterIPRange: this.config.services?.clusterIPRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE,
       serviceNodePortRange: this.config.services?.nodePortRange ?? DEFAULT_SERVICE_NODE_PORT_RANGE,
+      ...(this.config.authentication?.tokenIssuer
+        ? { serviceAccountTokens: this.config.authentication.tokenIssuer }
+        : {}),
       authorizer: this.authorizer,
       rbacRules: this.rbac,
     };
@@ -416,31 +422,13 @@ export class ApiServer {
     };
   }
 
-  /** Builds the auditor (opening the audit log) and flushes it at shutdown. */
-  private async installAudit(): Promise<void> {
-    if (!this.config.audit) return;
-    const protobuf = this.serializers.protobuf;
-    this.auditor = await buildAuditor(this.config.audit, this.config.logger, {
-      decodeBody: (body, type) =>
-        type.startsWith(PROTOBUF_MEDIA_TYPE) ? protobuf.decode(body) : defaultBodyDecoder(body, type),
-    });
-    const auditor = this.auditor;
-    if (auditor) this.secure.addShutdownHook('audit', () => auditor.shutdown());
-  }
-
   private installChain(): void {
     const app = this.secure.app;
     const limits = maxInFlight(this.config.limits, this.serializers);
     const log = this.config.logger;
-    // Transport filters and CORS preflights come before authentication; audit follows it (Kubernetes' order).
-    const t = this.config.transport;
-    const throttle = connectionThrottle(t?.maxConnectionBytesPerSec ?? 0);
-    for (const f of [hsts(t?.hstsDirectives ?? []), cors(t?.corsAllowedOrigins ?? [])]) if (f) app.use(f);
-    if (this.auditor) app.use(auditReceived(this.auditor));
     app.use(authentication(this.authenticator, this.serializers, log));
-    if (this.auditor) app.use(audit(this.auditor, this.serializers, log));
-    if (throttle) app.use(throttle);
     app.use(authorization(this.authorizer, this.serializers, log));
+    app.use(discoveryHandler(this.config.authentication?.discovery));
     let openapi: OpenApiDocument | undefined;
     app.use((req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => {
       const info = getRequestInfo(req);
@@ -468,8 +456,6 @@ export class ApiServer {
           }, next);
       });
     });
-    // An unexpected failure in the chain: a Panic audit event and a 500 Status.
-    app.use(auditPanics(this.auditor, this.serializers, log));
   }
 
   /** Watches over WebSocket: the upgrade is accepted, then the request is dispatched like any other watch. */
@@ -491,13 +477,8 @@ export class ApiServer {
       const log = this.config.logger;
       void (async () => {
         if (!(await authenticateRequest(this.authenticator, req, refuse, log))) return;
-        const audited = this.auditor ? await auditUpgrade(this.auditor, req, refuse) : undefined;
-        if (audited === false) return;
-        if (!(await authorizeRequest(this.authorizer, req, audited?.refuse ?? refuse, log))) return;
-        wss.handleUpgrade(req, socket, head, (ws) => {
-          audited?.started(ws);
-          this.serveWebSocket(req, ws);
-        });
+        if (!(await authorizeRequest(this.authorizer, req, refuse, log))) return;
+        wss.handleUpgrade(req, socket, head, (ws) => this.serveWebSocket(req, ws));
       })().catch((err: unknown) => {
         log.error('Internal error serving a request', { err });
         refuse(err);

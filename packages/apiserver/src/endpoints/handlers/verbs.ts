@@ -137,7 +137,11 @@ export async function createHandler(r: VerbRequest): Promise<void> {
   }
   const obj = trackUpdate(r, undefined, read, fieldManager);
   await r.scope.admission.admit(r.ctx, 'CREATE', obj, undefined, r.scope, dryRun);
-  const created = await s.create(r.ctx, obj, validator(r, 'CREATE', dryRun), { dryRun, fieldManager });
+  const validate = validator(r, 'CREATE', dryRun);
+  const created =
+    r.name && capabilities.namedCreater(s)
+      ? await s.createNamed(r.ctx, r.name, obj, validate, { dryRun, fieldManager })
+      : await s.create(r.ctx, obj, validate, { dryRun, fieldManager });
   write(r, 201, created);
 }
 

@@ -150,6 +150,20 @@ export interface Creater {
   ): Promise<ApiObject>;
 }
 
+/**
+ * create of a subresource that reads the parent's name from the URL (Kubernetes' `NamedCreater`), such as
+ * `serviceaccounts/<name>/token`, whose body does not name the parent.
+ */
+export interface NamedCreater {
+  createNamed(
+    ctx: RequestContext,
+    name: string,
+    obj: ApiObject,
+    validate: ValidateObjectFunc | undefined,
+    o: WriteOptions,
+  ): Promise<ApiObject>;
+}
+
 /** update (PUT) and the write half of patch */
 export interface Updater {
   /** Returns the stored object and whether it was created by this call. */
@@ -197,6 +211,7 @@ export const capabilities = {
   lister: (s: object): s is Lister => has(s, 'list'),
   watcher: (s: object): s is Watcher => has(s, 'watch'),
   creater: (s: object): s is Creater => has(s, 'create'),
+  namedCreater: (s: object): s is NamedCreater => has(s, 'createNamed'),
   updater: (s: object): s is Updater => has(s, 'update'),
   deleter: (s: object): s is GracefulDeleter => has(s, 'delete'),
   collectionDeleter: (s: object): s is CollectionDeleter => has(s, 'deleteCollection'),

@@ -1,0 +1,138 @@
+/**
+ * The API server's authentication, assembled from the options (`cmd/authentication-options.ts`): the methods in
+ * Kubernetes' order — front-proxy request headers, client certificates, then bearer tokens (token file, service
+ * account tokens, bootstrap tokens, OIDC, webhook) — and the anonymous user for requests without credentials when
+ * `--anonymous-auth` is on. Also what the server serves for service accounts: the issuer behind
+ * `serviceaccounts/<name>/token` and the issuer discovery documents.
+ */
+import { type KeyObject, type X509Certificate } from 'node:crypto';
+
+import { type Logger } from '@platform/common';
+
+import { type Authenticator, requestAuthenticator, type UserInfo } from '../authenticator';
+import { bearerTokenAuthenticator, type TokenAuthenticator, unionTokenAuthenticator } from './bearer';
+import { bootstrapTokenAuthenticator } from './bootstrap-token';
+import { discoveryDocuments } from './discovery';
+import { type ObjectReader } from './objects';
+import { OidcAuthenticator, type OidcConfig } from './oidc';
+import { type RequestHeaderConfig, requestHeaderAuthenticator } from './request-header';
+import { serviceAccountAuthenticator, ServiceAccountTokenIssuer } from './service-account';
+import { tokenFileAuthenticator } from './token-file';
+import { webhookTokenAuthenticator, type WebhookTokenConfig } from './webhook';
+import { x509Authenticator } from './x509';
+
+/** Service account token settings (`--service-account-*`, `--api-audiences`). */
+export interface ServiceAccountConfig {
+  /** `--service-account-issuer`: the first issues tokens, all are accepted. Empty: only legacy tokens. */
+  issuers: string[];
+  /** Keys that verify tokens (`--service-account-key-file`, or the TLS key). */
+  publicKeys: KeyObject[];
+  /** `--service-account-signing-key-file`: without it the TokenRequest subresource is not served. */
+  signingKey?: KeyObject;
+  lookup: boolean;
+  maxExpirationSeconds?: number;
+  extendExpiration: boolean;
+  jwksUri?: string;
+}
+
+/** Every authentication setting, validated and loaded. */
+export interface AuthenticationConfig {
+  anonymous: boolean;
+  /** `--api-audiences` (defaulted to the first issuer). */
+  apiAudiences: string[];
+  tokenFile?: Map<string, UserInfo>;
+  clientCA?: X509Certificate[];
+  requestHeader?: RequestHeaderConfig;
+  serviceAccounts?: ServiceAccountConfig;
+  bootstrapTokens: boolean;
+  oidc?: OidcConfig;
+  webhook?: WebhookTokenConfig;
+}
+
+/** What a server needs to run authentication. */
+export interface AuthenticationRuntime {
+  objects: ObjectReader;
+  /** Aborted at shutdown (stops background fetches). */
+  signal: AbortSignal;
+  log: Logger;
+  now: () => number;
+}
+
+/** The API server's authentication. */
+export class Authentication {
+  /** Signs tokens for `serviceaccounts/<name>/token`; undefined when no signing key and issuer are configured. */
+  readonly tokenIssuer: ServiceAccountTokenIssuer | undefined;
+  /** The issuer discovery documents; undefined when discovery is off. */
+  readonly discovery: { configuration: string; jwks: string } | undefined;
+
+  constructor(
+    readonly config: AuthenticationConfig,
+    now: () => number = Date.now,
+  ) {
+    const sa = config.serviceAccounts;
+    const issuer = sa?.issuers[0];
+    this.tokenIssuer =
+      sa?.signingKey && issuer
+        ? new ServiceAccountTokenIssuer(
+            {
+              issuer,
+              signingKey: sa.signingKey,
+              apiAudiences: config.apiAudiences,
+              ...(sa.maxExpirationSeconds !== undefined ? { maxExpirationSeconds: sa.maxExpirationSeconds } : {}),
+              extendExpiration: sa.extendExpiration,
+            },
+            now,
+          )
+        : undefined;
+    this.discovery =
+      sa && issuer
+        ? discoveryDocuments({ issuer, publicKeys: sa.publicKeys, ...(sa.jwksUri ? { jwksUri: sa.jwksUri } : {}) })
+        : undefined;
+  }
+
+  /** The token methods in order (also what a TokenReview asks). */
+  tokenAuthenticator(rt: AuthenticationRuntime): TokenAuthenticator | undefined {
+    const c = this.config;
+    const tokens: TokenAuthenticator[] = [];
+    if (c.tokenFile) tokens.push(tokenFileAuthenticator(c.tokenFile));
+    if (c.serviceAccounts && c.serviceAccounts.publicKeys.length > 0)
+      tokens.push(
+        serviceAccountAuthenticator(
+          {
+            issuers: c.serviceAccounts.issuers,
+            publicKeys: c.serviceAccounts.publicKeys,
+            lookup: c.serviceAccounts.lookup,
+          },
+          rt.objects,
+          rt.now,
+        ),
+      );
+    if (c.bootstrapTokens) tokens.push(bootstrapTokenAuthenticator(rt.objects, rt.now));
+    if (c.oidc) {
+      const oidc = new OidcAuthenticator(c.oidc, rt.now);
+      oidc.start(rt.signal, (err) =>
+        rt.log.warn('Unable to fetch the OIDC key set; will retry', { err: (err as Error).message }),
+      );
+      tokens.push(oidc);
+    }
+    if (c.webhook) tokens.push(webhookTokenAuthenticator(c.webhook, rt.now));
+    return tokens.length ? unionTokenAuthenticator(tokens) : undefined;
+  }
+
+  /** The request authenticator (call once per server). */
+  requestAuthenticator(rt: AuthenticationRuntime): Authenticator {
+    const c = this.config;
+    const methods: Authenticator[] = [];
+    if (c.requestHeader) methods.push(requestHeaderAuthenticator(c.requestHeader, rt.now));
+    if (c.clientCA) methods.push(x509Authenticator(c.clientCA, rt.now));
+    const tokens = this.tokenAuthenticator(rt);
+    if (tokens) methods.push(bearerTokenAuthenticator(tokens, c.apiAudiences));
+    return requestAuthenticator(methods, c.anonymous);
+  }
+
+  /** PEM of every authority the secure server should ask client certificates of (client CA and proxy CA). */
+  clientCAPem(): string | undefined {
+    const certs = [...(this.config.clientCA ?? []), ...(this.config.requestHeader?.roots ?? [])];
+    return certs.length ? certs.map((c) => c.toString()).join('\n') : undefined;
+  }
+}
