@@ -164,13 +164,20 @@ describe('GenericStore update', () => {
     });
   });
 
-  it('keeps system metadata and refuses a renamed object', async () => {
+  it('keeps system metadata, takes a uid as a precondition, and refuses a renamed object', async () => {
     const created = await configMaps.create(ctx(), cm('one'), undefined, write);
     const tampered = structuredClone(created);
-    tampered.metadata = { ...tampered.metadata, uid: 'other', creationTimestamp: '2000-01-01T00:00:00Z' };
+    tampered.metadata = { ...tampered.metadata, uid: undefined, creationTimestamp: '2000-01-01T00:00:00Z' };
     const { object } = await configMaps.update(ctx(), replace(tampered), undefined, undefined, write);
     expect(object.metadata?.uid).toBe(created.metadata?.uid);
     expect(object.metadata?.creationTimestamp).toBe(created.metadata?.creationTimestamp);
+    const otherUid = structuredClone(object);
+    otherUid.metadata = { ...otherUid.metadata, uid: 'other' };
+    const conflicting = await failure(configMaps.update(ctx(), replace(otherUid), undefined, undefined, write));
+    expect([conflicting.code, conflicting.message]).toEqual([
+      409,
+      `Operation cannot be fulfilled on configmaps "one": Precondition failed: UID in precondition: other, UID in object meta: ${created.metadata?.uid}`,
+    ]);
     const renamed = await failure(
       configMaps.update(ctx(), { name: 'one', updatedObject: async () => cm('two') }, undefined, undefined, write),
     );

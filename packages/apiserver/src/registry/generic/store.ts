@@ -356,6 +356,14 @@ export class GenericStore implements Getter, Lister, Watcher, Creater, Updater, 
           'the object has been modified; please apply your changes to the latest version and try again',
         );
       }
+      // A uid in the body is a precondition, as Kubernetes reads a replaced object's uid: another object's is 409.
+      if (m.uid && m.uid !== cm.uid) {
+        throw conflict(
+          this.gr,
+          info.name,
+          `Precondition failed: UID in precondition: ${m.uid}, UID in object meta: ${cm.uid ?? ''}`,
+        );
+      }
       // System fields are the server's: a client cannot change them through an update.
       if (this.kind.namespaced) m.namespace = cm.namespace;
       else delete m.namespace;
