@@ -24,6 +24,7 @@ import {
 
 import { type Authorizer } from '../auth/authorizer';
 import { ApiServer, type ApiServerConfig } from '../server/api-server';
+import { type AuditFlagsConfig, AuditOptions, TransportOptions } from './audit-options';
 import { defaultAdvertiseAddress } from '../server/bootstrap/advertise-address';
 import { type AuthenticationFlagsConfig, AuthenticationOptions } from './authentication-options';
 import { AuthorizationOptions } from './authorization-options';
@@ -43,6 +44,8 @@ export function apiServerCommand(): { cmd: Command; groups: OptionGroup<never>[]
     new SecureServingOptions({ port: 6443, certDir: '/var/run/platform', pairName: 'apiserver', allowDisable: false }),
     new SecurityOptions(),
     new AuthenticationOptions(),
+    new AuditOptions(),
+    new TransportOptions(),
     new AuthorizationOptions(),
     new FeatureGateOptions(new FeatureGate(CONTROL_PLANE_FEATURES)),
     new LoggingOptions(),
@@ -61,6 +64,8 @@ type Collected = ApiServerFlagsConfig &
     logging?: LoggingConfig;
     metrics?: MetricsConfig;
     profiling?: ProfilingConfig;
+    audit?: AuditFlagsConfig['audit'];
+    transport?: AuditFlagsConfig['transport'];
     authorizer?: Authorizer;
   };
 
@@ -100,6 +105,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     serverSideApply: collected.featureGate?.enabled('ServerSideApply') ?? true,
     ...(collected.services ? { services: collected.services } : {}),
     ...(collected.authentication ? { authentication: collected.authentication } : {}),
+    ...(collected.audit ? { audit: collected.audit } : {}),
+    ...(collected.transport ? { transport: collected.transport } : {}),
     ...(collected.authorizer ? { security: { authorizer: collected.authorizer } } : {}),
   };
   let server: ApiServer;

@@ -595,8 +595,6 @@ export class SecurityOptions extends OptionGroupBase<ApiServerFlagsConfig> {
   protected flagDefs(): FlagDef[] {
     const str = (name: string, usage: string): FlagDef => unsupported(name, 'string', usage, '', empty);
     const strs = (name: string, usage: string): FlagDef => unsupported(name, 'strings', usage, '', empty);
-    const int = (name: string, usage: string, def: string): FlagDef =>
-      unsupported(name, 'int', usage, def, (r) => r === def);
     return [
       str(
         'proxy-client-cert-file',
@@ -620,28 +618,6 @@ export class SecurityOptions extends OptionGroupBase<ApiServerFlagsConfig> {
         'false',
         isFalse,
         { noOptDefVal: 'true' },
-      ),
-      str('audit-policy-file', 'Path to the file that defines the audit policy configuration.'),
-      str(
-        'audit-log-path',
-        "If set, all requests coming to the apiserver will be logged to this file. '-' means standard out.",
-      ),
-      str(
-        'audit-webhook-config-file',
-        'Path to a kubeconfig formatted file that defines the audit webhook configuration.',
-      ),
-      strs(
-        'cors-allowed-origins',
-        'List of allowed origins for CORS, comma separated. An allowed origin can be a regular expression to support subdomain matching. If this list is empty CORS will not be enabled.',
-      ),
-      strs(
-        'strict-transport-security-directives',
-        'List of directives for HSTS, comma separated. If this list is empty, then HSTS directives will not be added.',
-      ),
-      int(
-        'max-connection-bytes-per-sec',
-        'If non-zero, throttle each user connection to this number of bytes/sec. Currently only applies to long-running requests.',
-        '0',
       ),
       str('agent-certificate-authority', 'Path to a cert file for the certificate authority.'),
       str('agent-client-certificate', 'Path to a client cert file for TLS.'),

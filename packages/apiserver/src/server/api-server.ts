@@ -39,6 +39,12 @@ import { ALWAYS_ADMIT, type RequestScope } from '../endpoints/handlers/scope';
 import { type Serializers, writeError } from '../endpoints/responses/writers';
 import { authenticateRequest, authentication } from '../filters/authentication';
 import { authorization, authorizeRequest } from '../filters/authorization';
+import { type Auditor, defaultBodyDecoder } from '../audit/auditor';
+import { type AuditConfig, buildAuditor } from '../audit/config';
+import { audit, auditPanics, auditReceived, auditUpgrade } from '../filters/audit';
+import { connectionThrottle } from '../filters/connection-throttle';
+import { cors } from '../filters/cors';
+import { hsts } from '../filters/hsts';
 import { getRequestInfo, getUser } from '../filters/request-info';
 import { maxInFlight } from '../filters/max-in-flight';
 import { requestDeadline } from '../filters/timeout';
@@ -141,6 +147,10 @@ export interface ApiServerConfig {
    * allows). Unset: anonymous requests, everything allowed.
    */
   security?: { authenticator?: Authenticator; authorizer?: Authorizer };
+  /** `--audit-*`: what is recorded, and where. Unset: nothing is. */
+  audit?: AuditConfig;
+  /** `--cors-allowed-origins`, `--strict-transport-security-directives`, `--max-connection-bytes-per-sec`. */
+  transport?: { corsAllowedOrigins?: string[]; hstsDirectives?: string[]; maxConnectionBytesPerSec?: number };
   /**
    * The authentication options (`--anonymous-auth`, tokens, certificates, OIDC, webhook, service accounts): replaces
    * `security.authenticator`, and brings the TokenRequest subresource and the service account issuer discovery.
@@ -217,6 +227,8 @@ export class ApiServer {
   private readonly now: () => number;
   private readonly authenticator: Authenticator;
   private readonly authorizer: Authorizer;
+  /** Set by `installAudit` when a policy and a sink are configured. */
+  private auditor: Auditor | undefined;
   /** Roles and bindings in memory, fed by their watches: RBAC decisions and escalation checks read it. */
   private readonly rbac = new RbacIndex();
   /** The bootstrap controller and RBAC reconciler (set by `installChecks`). */
@@ -271,6 +283,7 @@ export class ApiServer {
         if (!storeOf.has(key)) storeOf.set(key, await factory.storeFor({ group: kind.group, resource: kind.plural }));
       }
       const server = new ApiServer(config, factory, storeOf);
+      await server.installAudit();
       server.installResources();
       server.installChain();
       server.installUpgrades();
@@ -422,11 +435,30 @@ export class ApiServer {
     };
   }
 
+  /** Builds the auditor (opening the audit log) and flushes it at shutdown. */
+  private async installAudit(): Promise<void> {
+    if (!this.config.audit) return;
+    const protobuf = this.serializers.protobuf;
+    this.auditor = await buildAuditor(this.config.audit, this.config.logger, {
+      decodeBody: (body, type) =>
+        type.startsWith(PROTOBUF_MEDIA_TYPE) ? protobuf.decode(body) : defaultBodyDecoder(body, type),
+    });
+    const auditor = this.auditor;
+    if (auditor) this.secure.addShutdownHook('audit', () => auditor.shutdown());
+  }
+
   private installChain(): void {
     const app = this.secure.app;
     const limits = maxInFlight(this.config.limits, this.serializers);
     const log = this.config.logger;
+    // Transport filters and CORS preflights come before authentication; audit follows it (Kubernetes' order).
+    const t = this.config.transport;
+    const throttle = connectionThrottle(t?.maxConnectionBytesPerSec ?? 0);
+    for (const f of [hsts(t?.hstsDirectives ?? []), cors(t?.corsAllowedOrigins ?? [])]) if (f) app.use(f);
+    if (this.auditor) app.use(auditReceived(this.auditor));
     app.use(authentication(this.authenticator, this.serializers, log));
+    if (this.auditor) app.use(audit(this.auditor, this.serializers, log));
+    if (throttle) app.use(throttle);
     app.use(authorization(this.authorizer, this.serializers, log));
     app.use(discoveryHandler(this.config.authentication?.discovery));
     let openapi: OpenApiDocument | undefined;
@@ -456,6 +488,8 @@ export class ApiServer {
           }, next);
       });
     });
+    // An unexpected failure in the chain: a Panic audit event and a 500 Status.
+    app.use(auditPanics(this.auditor, this.serializers, log));
   }
 
   /** Watches over WebSocket: the upgrade is accepted, then the request is dispatched like any other watch. */
@@ -477,8 +511,13 @@ export class ApiServer {
       const log = this.config.logger;
       void (async () => {
         if (!(await authenticateRequest(this.authenticator, req, refuse, log))) return;
-        if (!(await authorizeRequest(this.authorizer, req, refuse, log))) return;
-        wss.handleUpgrade(req, socket, head, (ws) => this.serveWebSocket(req, ws));
+        const audited = this.auditor ? await auditUpgrade(this.auditor, req, refuse) : undefined;
+        if (audited === false) return;
+        if (!(await authorizeRequest(this.authorizer, req, audited?.refuse ?? refuse, log))) return;
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          audited?.started(ws);
+          this.serveWebSocket(req, ws);
+        });
       })().catch((err: unknown) => {
         log.error('Internal error serving a request', { err });
         refuse(err);
