@@ -129,6 +129,11 @@ it('applies server-side, reports conflicts with other managers, and takes fields
   expect(obj.data).toEqual({ a: '3', b: 'x' });
   expect(obj.metadata.managedFields.map((e) => [e.manager, e.operation])).toEqual([['kubectl', 'Apply']]);
   ok(k(['delete', 'configmap', 'ssa']));
+  // An object made by client-side apply moves to server-side apply without conflicts on what it last applied.
+  expect(ok(k(['apply', '-f', '-'], cm('1')))).toContain('configmap/ssa created');
+  expect(ok(k(['apply', '--server-side', '-f', '-'], cm('2')))).toContain('configmap/ssa serverside-applied');
+  expect(ok(k(['get', 'configmap', 'ssa', '-o', 'jsonpath={.data.a}']))).toBe('2');
+  ok(k(['delete', 'configmap', 'ssa']));
 });
 
 it('validates manifests against the served OpenAPI document', () => {
