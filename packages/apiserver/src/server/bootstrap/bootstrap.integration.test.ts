@@ -12,6 +12,8 @@ import { type ClusterRole, type ClusterRoleBinding, type Endpoints, type Service
 
 import { startTestServer, type TestServer } from '../../testing/test-server';
 import { ApiServer, type ApiServerConfig } from '../api-server';
+import { StoreFactory } from '../../storage/factory';
+import { DEFAULT_STORAGE_CONFIG } from '../../storage/options';
 import { startEtcd } from '../../storage/testing/etcd';
 
 import { AUTOUPDATE_ANNOTATION, BOOTSTRAPPING_LABEL } from './rbac-policy';
@@ -377,6 +379,43 @@ describe('two API servers on one etcd with the lease reconciler', () => {
       expect([a.errors, b.errors]).toEqual([[], []]);
     } finally {
       for (const s of servers) await s.stop();
+      await etcd.stop();
+    }
+  });
+});
+
+describe('a server that stops renewing its lease', () => {
+  it('drops out of the Endpoints when the lease expires', async () => {
+    const etcd = await startEtcd();
+    const prefix = '/registry-crash';
+    const s = await startTestServer({
+      store: 'etcd',
+      etcd,
+      configure: (c) => {
+        c.storage.prefix = prefix;
+        c.advertiseAddress = '192.0.2.20';
+        c.bootstrap = FAST;
+      },
+    });
+    // Another "server" wrote its lease and then went away without a word (a crash): nobody renews it.
+    const factory = new StoreFactory({ ...DEFAULT_STORAGE_CONFIG, storeServers: etcd.endpoints, storePrefix: prefix });
+    try {
+      const store = await factory.storeFor({ group: '', resource: 'endpoints' });
+      await store.create(`${prefix}/masterleases/192.0.2.21`, new TextEncoder().encode('{}'), { ttlSeconds: 2 });
+      const listed = await eventually('the crashed server in the Endpoints', async () => {
+        const ips = endpointIPs(await getEndpoints(s));
+        return ips.length === 2 ? ips : undefined;
+      });
+      expect(listed).toEqual(['192.0.2.20', '192.0.2.21']);
+      const after = await eventually('the crashed server to drop out', async () => {
+        const ips = endpointIPs(await getEndpoints(s));
+        return ips.length === 1 ? ips : undefined;
+      });
+      expect(after).toEqual(['192.0.2.20']);
+      expect(s.errors).toEqual([]);
+    } finally {
+      await factory.close();
+      await s.stop();
       await etcd.stop();
     }
   });
