@@ -710,6 +710,17 @@ describe('ABAC, AlwaysDeny and Webhook authorization', () => {
     expect(garbage.status).toBe(403);
     expect(garbage.json.message).toContain('webhook authorizer: the answer is not JSON');
     expect((await as(server, 'reader')('GET', '/api/v1/namespaces/default/configmaps')).status).toBe(200);
+    // An access review reports the failure as its evaluation error.
+    const review = await as(server, 'root', ['system:masters'])(
+      'POST',
+      '/apis/authorization.platform/v1/subjectaccessreviews',
+      {
+        apiVersion: 'authorization.platform/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: 'garbage', nonResourceAttributes: { path: '/x', verb: 'get' } },
+      },
+    );
+    expect(review.json.status).toMatchObject({ allowed: false, evaluationError: expect.stringContaining('not JSON') });
     expect(server.errors).toEqual([]);
   });
 });
