@@ -2,7 +2,7 @@
  * A standard client against the whole local cluster: `platform up` (what `npm start` runs) started as a process in
  * a temporary directory, driven by Debian's kubectl 1.20 through the client configuration it writes.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -153,4 +153,19 @@ it('creates from literals, edits with a generator, and reports server errors as 
 it('watches with get -w', () => {
   const r = k(['get', 'configmaps', '-w', '--request-timeout=3s', '-o', 'name']);
   expect(r.stdout).toContain('configmap/settings');
+});
+
+it('describes and edits objects', () => {
+  ok(k(['create', 'configmap', 'editable', '--from-literal=a=1']));
+  const described = ok(k(['describe', 'configmap', 'editable']));
+  expect(described).toMatch(/^Name:\s+editable$/m);
+  expect(described).toMatch(/^Namespace:\s+default$/m);
+  // kubectl edit runs $KUBE_EDITOR on a temporary file; this editor changes the value in place.
+  const editor = join(dir, 'editor.sh');
+  writeFileSync(editor, `#!/bin/sh\nsed -i 's/^  a: "1"$/  a: "9"/' "$1"\n`, { mode: 0o755 });
+  expect(ok(kubectl(kubeconfig, ['edit', 'configmap', 'editable'], undefined, { KUBE_EDITOR: editor }))).toContain(
+    'configmap/editable edited',
+  );
+  expect(ok(k(['get', 'configmap', 'editable', '-o', 'jsonpath={.data.a}']))).toBe('9');
+  ok(k(['delete', 'configmap', 'editable']));
 });

@@ -38,11 +38,17 @@ export interface KubectlResult {
 }
 
 /** Runs kubectl with an explicit client configuration. */
-export function kubectl(kubeconfig: string, args: string[], input?: string): KubectlResult {
+export function kubectl(
+  kubeconfig: string,
+  args: string[],
+  input?: string,
+  env?: Record<string, string>,
+): KubectlResult {
   const r = spawnSync(ensureKubectl(), ['--kubeconfig', kubeconfig, ...args], {
     encoding: 'utf8',
     input,
     timeout: 60_000,
+    ...(env ? { env: { ...process.env, ...env } } : {}),
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -16,6 +16,8 @@ export interface ClusterFiles {
   /** `<pki>/apiserver.crt`: the serving certificate followed by its CA. */
   caFile: string;
   tokenFile: string;
+  /** The API server's `--token-auth-file`: the admin token, user `admin` in group `system:masters`. */
+  tokenAuthFile: string;
   kubeconfig: string;
   store: string;
 }
@@ -27,6 +29,7 @@ export function clusterFiles(dir: string): ClusterFiles {
     pkiDir: join(dir, 'pki'),
     caFile: join(dir, 'pki', 'apiserver.crt'),
     tokenFile: join(dir, 'admin.token'),
+    tokenAuthFile: join(dir, 'tokens.csv'),
     kubeconfig: join(dir, 'admin.conf'),
     store: join(dir, 'state.db'),
   };
@@ -40,7 +43,10 @@ export async function ensureCredentials(f: ClusterFiles, host: string): Promise<
     alternateIPs: ['127.0.0.1'],
   });
   if (!existsSync(f.tokenFile)) writeFileSync(f.tokenFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
-  return readFileSync(f.tokenFile, 'utf8').trim();
+  const token = readFileSync(f.tokenFile, 'utf8').trim();
+  // Rewritten at every start, so it always names the current admin token.
+  writeFileSync(f.tokenAuthFile, `${token},admin,admin,"system:masters"\n`, { mode: 0o600 });
+  return token;
 }
 
 /** Writes the admin client configuration (kubeconfig format) for `server`. */

@@ -99,6 +99,7 @@ async function up(dir: string, port: number, bindAddress: string): Promise<numbe
       `--secure-port=${port}`,
       `--bind-address=${bindAddress}`,
       `--cert-dir=${f.pkiDir}`,
+      `--token-auth-file=${f.tokenAuthFile}`,
     ]);
     children.set('apiserver', apiserver);
     apiserver.on('exit', (c) => {
