@@ -28,6 +28,7 @@ import { type AuditFlagsConfig, AuditOptions, TransportOptions } from './audit-o
 import { defaultAdvertiseAddress } from '../server/bootstrap/advertise-address';
 import { type AuthenticationFlagsConfig, AuthenticationOptions } from './authentication-options';
 import { AuthorizationOptions } from './authorization-options';
+import { AdmissionOptions, type AdmissionFlagsConfig } from './admission-options';
 import { type ApiServerFlagsConfig, SecurityOptions, ServerRunOptions, StoreOptions } from './options';
 
 const NAME = 'platform-apiserver';
@@ -43,6 +44,7 @@ export function apiServerCommand(): { cmd: Command; groups: OptionGroup<never>[]
     new StoreOptions(),
     new SecureServingOptions({ port: 6443, certDir: '/var/run/platform', pairName: 'apiserver', allowDisable: false }),
     new SecurityOptions(),
+    new AdmissionOptions(),
     new AuthenticationOptions(),
     new AuditOptions(),
     new TransportOptions(),
@@ -58,6 +60,7 @@ export function apiServerCommand(): { cmd: Command; groups: OptionGroup<never>[]
 }
 
 type Collected = ApiServerFlagsConfig &
+  AdmissionFlagsConfig &
   AuthenticationFlagsConfig & {
     featureGate?: FeatureGate;
     secureServing?: SecureServingInfo;
@@ -104,6 +107,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     ...(collected.bootstrap ? { bootstrap: collected.bootstrap } : {}),
     serverSideApply: collected.featureGate?.enabled('ServerSideApply') ?? true,
     ...(collected.services ? { services: collected.services } : {}),
+    ...(collected.admission ? { admission: collected.admission } : {}),
     ...(collected.authentication ? { authentication: collected.authentication } : {}),
     ...(collected.audit ? { audit: collected.audit } : {}),
     ...(collected.transport ? { transport: collected.transport } : {}),

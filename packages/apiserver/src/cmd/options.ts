@@ -461,22 +461,6 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
       ),
       this.inertFlag(boolFlag('allow-privileged', 'If true, allow privileged containers.', false, () => {})),
       this.inertFlag(
-        intFlag(
-          'default-not-ready-toleration-seconds',
-          'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.',
-          300,
-          () => {},
-        ),
-      ),
-      this.inertFlag(
-        intFlag(
-          'default-unreachable-toleration-seconds',
-          'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.',
-          300,
-          () => {},
-        ),
-      ),
-      this.inertFlag(
         boolFlag(
           'enable-garbage-collector',
           'Enables the generic garbage collector. MUST be synced with the corresponding flag of the controller manager.',
@@ -596,20 +580,6 @@ export class SecurityOptions extends OptionGroupBase<ApiServerFlagsConfig> {
     const str = (name: string, usage: string): FlagDef => unsupported(name, 'string', usage, '', empty);
     const strs = (name: string, usage: string): FlagDef => unsupported(name, 'strings', usage, '', empty);
     return [
-      str(
-        'proxy-client-cert-file',
-        'Client certificate used to prove the identity of the aggregator or apiserver when it must call out during a request.',
-      ),
-      str(
-        'proxy-client-key-file',
-        'Private key for the client certificate used to prove the identity of the aggregator or apiserver when it must call out during a request.',
-      ),
-      strs('enable-admission-plugins', 'admission plugins that should be enabled in addition to default enabled ones.'),
-      strs(
-        'disable-admission-plugins',
-        'admission plugins that should be disabled although they are in the default enabled plugins list.',
-      ),
-      str('admission-control-config-file', 'File with admission control configuration.'),
       str('egress-selector-config-file', 'File with apiserver egress selector configuration.'),
       unsupported(
         'enable-aggregator-routing',

@@ -35,7 +35,8 @@ import { RbacIndex } from '../auth/authorization/rbac/index';
 import { ALWAYS_ALLOW, type Authorizer } from '../auth/authorizer';
 import { ApiInstaller, notFoundPath } from '../endpoints/installer';
 import { buildOpenApi, OPENAPI_PROTOBUF_MEDIA_TYPE, type OpenApiDocument } from '../endpoints/openapi';
-import { ALWAYS_ADMIT, type RequestScope } from '../endpoints/handlers/scope';
+import { type AdmissionConfig, serverAdmission } from '../admission/server-admission';
+import { type Admission, ALWAYS_ADMIT, type RequestScope } from '../endpoints/handlers/scope';
 import { type Serializers, writeError } from '../endpoints/responses/writers';
 import { authenticateRequest, authentication } from '../filters/authentication';
 import { authorization, authorizeRequest } from '../filters/authorization';
@@ -156,6 +157,8 @@ export interface ApiServerConfig {
    * `security.authenticator`, and brings the TokenRequest subresource and the service account issuer discovery.
    */
   authentication?: Authentication;
+  /** The admission chain (`--enable-admission-plugins` ...). Unset: everything is admitted. */
+  admission?: AdmissionConfig;
   /** Injectable clock (tests). */
   now?: () => number;
   /** The ServerSideApply feature gate (beta, on unless false): apply patches and `metadata.managedFields`. */
@@ -227,6 +230,7 @@ export class ApiServer {
   private readonly now: () => number;
   private readonly authenticator: Authenticator;
   private readonly authorizer: Authorizer;
+  private readonly admission: Admission;
   /** Set by `installAudit` when a policy and a sink are configured. */
   private auditor: Auditor | undefined;
   /** Roles and bindings in memory, fed by their watches: RBAC decisions and escalation checks read it. */
@@ -262,6 +266,15 @@ export class ApiServer {
       }
     };
     this.installer = new ApiInstaller(this.serializers, () => `${config.advertiseAddress}:${port()}`);
+    this.admission = config.admission
+      ? serverAdmission(config.admission, {
+          scheme: this.scheme,
+          installer: this.installer,
+          logger: config.logger,
+          now: this.now,
+          signal: this.secure.signal,
+        })
+      : ALWAYS_ADMIT;
     // Authenticators read service accounts, secrets and pods from the stores when requests come.
     if (config.authentication)
       this.authenticator = config.authentication.requestAuthenticator({
@@ -426,7 +439,7 @@ export class ApiServer {
       storage,
       serializers: this.serializers,
       columns: (kind.spec.columns ?? undefined) as RequestScope['columns'],
-      admission: ALWAYS_ADMIT,
+      admission: this.admission,
       maxRequestBodyBytes: this.config.limits.maxRequestBodyBytes,
       minRequestTimeoutSeconds: this.config.limits.minRequestTimeoutSeconds,
       now: this.now,

@@ -17,6 +17,8 @@ export interface Admission {
     old: ApiObject | undefined,
     scope: RequestScope,
     dryRun: boolean,
+    /** The name from the path, when there is no object to read it from (delete). */
+    name?: string,
   ): Promise<void>;
   /** Validating admission (must not change anything). */
   validate(
@@ -26,6 +28,8 @@ export interface Admission {
     old: ApiObject | undefined,
     scope: RequestScope,
     dryRun: boolean,
+    /** The name from the path, when there is no object to read it from (delete). */
+    name?: string,
   ): Promise<void>;
 }
 

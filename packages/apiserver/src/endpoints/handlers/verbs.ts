@@ -63,6 +63,8 @@ function write(r: VerbRequest, code: number, obj: ApiObject): void {
 }
 
 function validator(r: VerbRequest, op: 'CREATE' | 'UPDATE' | 'DELETE', dryRun: boolean): ValidateObjectFunc {
+  // The registry passes a delete the stored object: admission sees it as the old object, with no new one.
+  if (op === 'DELETE') return (obj) => r.scope.admission.validate(r.ctx, op, undefined, obj, r.scope, dryRun);
   return (obj, old) => r.scope.admission.validate(r.ctx, op, obj, old, r.scope, dryRun);
 }
 
@@ -199,6 +201,7 @@ export async function deleteHandler(r: VerbRequest): Promise<void> {
   const s = r.scope.storage;
   if (!capabilities.deleter(s)) unsupported(r, 'delete');
   const o = await deleteOptions(r);
+  await r.scope.admission.admit(r.ctx, 'DELETE', undefined, undefined, r.scope, o.dryRun, r.name);
   const result = await s.delete(r.ctx, r.name, validator(r, 'DELETE', o.dryRun), o);
   write(r, result.deleted ? 200 : 202, result.object as ApiObject);
 }
@@ -209,6 +212,7 @@ export async function deleteCollectionHandler(r: VerbRequest): Promise<void> {
   if (!capabilities.collectionDeleter(s)) unsupported(r, 'deletecollection');
   const listOptions = parseListOptions(r.query, false);
   const o = await deleteOptions(r);
+  await r.scope.admission.admit(r.ctx, 'DELETE', undefined, undefined, r.scope, o.dryRun);
   const list = await s.deleteCollection(r.ctx, validator(r, 'DELETE', o.dryRun), o, listOptions);
   write(r, 200, list as ApiObject);
 }
