@@ -578,7 +578,6 @@ export class SecurityOptions extends OptionGroupBase<ApiServerFlagsConfig> {
 
   protected flagDefs(): FlagDef[] {
     const str = (name: string, usage: string): FlagDef => unsupported(name, 'string', usage, '', empty);
-    const strs = (name: string, usage: string): FlagDef => unsupported(name, 'strings', usage, '', empty);
     return [
       str('egress-selector-config-file', 'File with apiserver egress selector configuration.'),
       unsupported(
