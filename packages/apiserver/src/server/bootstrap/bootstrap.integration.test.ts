@@ -284,7 +284,7 @@ describe('RBAC reconciliation across a restart', () => {
       expect(monitoring.rules?.some((r) => (r.nonResourceURLs ?? []).includes('/livez'))).toBe(true);
       expect((await second.request('GET', `${RBAC}/clusterroles/system:heapster`)).status).toBe(200);
       // Another pass changes nothing.
-      const again = await second.server.bootstrap.rbac.reconcile();
+      const again = await second.server.bootstrap.rbac!.reconcile();
       expect(again).toEqual({ created: [], updated: [], skipped: ['clusterrole/system:discovery'] });
     } finally {
       await second.stop();
@@ -380,6 +380,28 @@ describe('two API servers on one etcd with the lease reconciler', () => {
     } finally {
       for (const s of servers) await s.stop();
       await etcd.stop();
+    }
+  });
+});
+
+describe('--runtime-config', () => {
+  it('leaves out the hooks of groups that are not served', async () => {
+    const s = await startTestServer((c) => {
+      c.runtimeConfig = new Map([
+        ['rbac.authorization.platform/v1', 'false'],
+        ['scheduling.platform/v1', 'false'],
+      ]);
+      c.bootstrap = FAST;
+    });
+    try {
+      const readyz = await s.request('GET', '/readyz?verbose');
+      expect(readyz.status).toBe(200);
+      expect(readyz.text).toContain('[+]poststarthook/bootstrap-controller ok');
+      expect(readyz.text).not.toContain('rbac/bootstrap-roles');
+      expect(readyz.text).not.toContain('bootstrap-system-priority-classes');
+      expect(s.errors).toEqual([]);
+    } finally {
+      await s.stop();
     }
   });
 });

@@ -10,6 +10,7 @@
  * Each hook retries until its first pass succeeds (the store may be slow to answer at start); its check fails
  * ("not finished") until then.
  */
+import { RBAC_GROUP } from '@platform/api';
 import { type Logger, type SecureServer } from '@platform/common';
 
 import { cidrRange } from '../../registry/core/service/allocator';
@@ -23,7 +24,7 @@ import {
   LeaseEndpointReconciler,
   MasterCountEndpointReconciler,
 } from './endpoint-reconciler';
-import { requireStore, retryUntilDone, type StoreLookup } from './objects';
+import { retryUntilDone, type StoreLookup } from './objects';
 import { ensureSystemPriorityClasses } from './priority-classes';
 import { RbacBootstrap, rbacStores } from './rbac';
 
@@ -61,8 +62,11 @@ export interface BootstrapDeps {
 /** The installed bootstrap, for operations and tests. */
 export interface Bootstrap {
   controller: BootstrapController;
-  rbac: RbacBootstrap;
+  /** Undefined when the RBAC group is not served. */
+  rbac: RbacBootstrap | undefined;
 }
+
+const RBAC_RESOURCES = ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'];
 
 /** The cluster IP of the `platform` Service: the first address of the (primary) service range. */
 export function platformServiceIP(serviceClusterIPRange: string): string {
@@ -73,13 +77,14 @@ export function platformServiceIP(serviceClusterIPRange: string): string {
 /** Registers the bootstrap post-start hooks and the pre-shutdown hook. Call before the server starts. */
 export function installBootstrap(d: BootstrapDeps): Bootstrap {
   const c = d.config ?? {};
-  const endpoints = requireStore(d.lookup, '', 'endpoints');
+  const endpoints = d.lookup('', 'endpoints');
   const slices = d.lookup('discovery.platform', 'endpointslices');
   let reconciler: EndpointReconciler | undefined;
-  switch (c.endpointReconcilerType ?? 'lease') {
+  // Without served Endpoints (`--runtime-config`) there is nothing to reconcile.
+  switch (endpoints ? (c.endpointReconcilerType ?? 'lease') : 'none') {
     case 'lease':
       reconciler = new LeaseEndpointReconciler(
-        endpoints,
+        endpoints!,
         d.leaseStore,
         `${d.storePrefix}/masterleases/`,
         c.masterLeaseTtlSeconds ?? DEFAULT_MASTER_LEASE_TTL_SECONDS,
@@ -88,7 +93,7 @@ export function installBootstrap(d: BootstrapDeps): Bootstrap {
       );
       break;
     case 'master-count':
-      reconciler = new MasterCountEndpointReconciler(endpoints, c.apiServerCount ?? 1, d.now, slices);
+      reconciler = new MasterCountEndpointReconciler(endpoints!, c.apiServerCount ?? 1, d.now, slices);
       break;
     case 'none':
       reconciler = undefined;
@@ -117,32 +122,38 @@ export function installBootstrap(d: BootstrapDeps): Bootstrap {
       return true;
     },
   });
-  const rbac = new RbacBootstrap(rbacStores(d.lookup), d.now);
   const retryMs = Math.min(c.intervalMs ?? DEFAULT_BOOTSTRAP_INTERVAL_MS, 1000);
   secure.addPostStartHook('bootstrap-controller', (signal) => controller.start(signal));
-  secure.addPostStartHook('rbac/bootstrap-roles', (signal) =>
-    retryUntilDone(
-      async () => {
-        const r = await rbac.reconcile();
-        if (r.created.length || r.updated.length)
-          d.log.info('Reconciled the default RBAC policy', { created: r.created.length, updated: r.updated.length });
-      },
-      signal,
-      retryMs,
-      (err) => d.log.warn('Reconciling the default RBAC policy failed; retrying', { err }),
-    ),
-  );
-  secure.addPostStartHook('scheduling/bootstrap-system-priority-classes', (signal) =>
-    retryUntilDone(
-      async () => {
-        for (const name of await ensureSystemPriorityClasses(d.lookup, d.now))
-          d.log.info('Created a system priority class', { name });
-      },
-      signal,
-      retryMs,
-      (err) => d.log.warn('Creating the system priority classes failed; retrying', { err }),
-    ),
-  );
+  // As in Kubernetes, the RBAC and scheduling hooks exist only when their groups are served (`--runtime-config`).
+  const rbacServed = RBAC_RESOURCES.every((r) => d.lookup(RBAC_GROUP, r)) && d.lookup('', 'namespaces');
+  const rbac = rbacServed ? new RbacBootstrap(rbacStores(d.lookup), d.now) : undefined;
+  if (rbac) {
+    secure.addPostStartHook('rbac/bootstrap-roles', (signal) =>
+      retryUntilDone(
+        async () => {
+          const r = await rbac.reconcile();
+          if (r.created.length || r.updated.length)
+            d.log.info('Reconciled the default RBAC policy', { created: r.created.length, updated: r.updated.length });
+        },
+        signal,
+        retryMs,
+        (err) => d.log.warn('Reconciling the default RBAC policy failed; retrying', { err }),
+      ),
+    );
+  }
+  if (d.lookup('scheduling.platform', 'priorityclasses')) {
+    secure.addPostStartHook('scheduling/bootstrap-system-priority-classes', (signal) =>
+      retryUntilDone(
+        async () => {
+          for (const name of await ensureSystemPriorityClasses(d.lookup, d.now))
+            d.log.info('Created a system priority class', { name });
+        },
+        signal,
+        retryMs,
+        (err) => d.log.warn('Creating the system priority classes failed; retrying', { err }),
+      ),
+    );
+  }
   secure.addPreShutdownHook('bootstrap-controller', () => controller.stop());
   return { controller, rbac };
 }

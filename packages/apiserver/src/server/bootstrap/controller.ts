@@ -26,7 +26,6 @@ import {
 import {
   createIfMissing,
   getOrUndefined,
-  requireStore,
   retryUntilDone,
   sleep,
   type StoreLookup,
@@ -103,9 +102,10 @@ export class BootstrapController {
     return this.stopping;
   }
 
-  /** Creates the missing system namespaces. */
+  /** Creates the missing system namespaces (nothing when namespaces are not served). */
   async ensureNamespaces(): Promise<void> {
-    const namespaces = requireStore(this.o.lookup, '', 'namespaces');
+    const namespaces = this.o.lookup('', 'namespaces');
+    if (!namespaces) return;
     const ctx = systemContext('', this.o.now);
     for (const name of SYSTEM_NAMESPACES) {
       await createIfMissing(namespaces, ctx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -132,9 +132,10 @@ export class BootstrapController {
     return [{ name: 'https', port: this.o.securePort(), protocol: 'TCP' }];
   }
 
-  /** Creates the `platform` Service, or corrects its ports and type. */
+  /** Creates the `platform` Service, or corrects its ports and type (nothing when services are not served). */
   async ensureService(): Promise<void> {
-    const services = requireStore(this.o.lookup, '', 'services');
+    const services = this.o.lookup('', 'services');
+    if (!services) return;
     const ctx = systemContext(PLATFORM_SERVICE_NAMESPACE, this.o.now);
     const service: Service = {
       apiVersion: 'v1',
