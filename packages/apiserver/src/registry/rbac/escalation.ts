@@ -23,7 +23,7 @@ import {
 } from '@platform/api';
 
 import { type Authorizer, PRIVILEGED_GROUP, type RuleSource } from '../../auth/authorizer';
-import { compactString, covers } from '../../auth/authorization/rbac/rules';
+import { compactRules, compactString, covers } from '../../auth/authorization/rbac/rules';
 import { GenericStore, type StoreDefinition } from '../generic/store';
 import {
   type RequestContext,
@@ -128,7 +128,7 @@ function escalationProblem(
   const owner = c.rules().rulesFor(user, namespace);
   const { covered, missing } = covers(owner.rules, rules);
   if (covered) return undefined;
-  const lines = [...new Set(missing.map(compactString))].sort();
+  const lines = [...new Set(compactRules(missing).map(compactString))].sort();
   let msg = `user ${JSON.stringify(user.name)} (groups=${quotedList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join('\n')}`;
   if (owner.errors.length) msg += `; resolution errors: [${owner.errors.join(', ')}]`;
   return msg;

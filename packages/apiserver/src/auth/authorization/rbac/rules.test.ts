@@ -1,5 +1,5 @@
 import { type Attributes, type PolicyRuleLike } from '../../authorizer';
-import { compactString, covers, ruleAllows } from './rules';
+import { compactRules, compactString, covers, ruleAllows } from './rules';
 
 function res(verb: string, group: string, resource: string, o: Partial<Attributes> = {}): Attributes {
   return {
@@ -184,5 +184,13 @@ describe('covers', () => {
       [{ verbs: ['get', 'delete'], apiGroups: [''], resources: ['pods'] }],
     );
     expect(missing.map(compactString)).toEqual(['{APIGroups:[""], Resources:["pods"], Verbs:["delete"]}']);
+    const more = covers(
+      [],
+      [{ verbs: ['get', 'list'], apiGroups: ['', 'apps'], resources: ['pods'], resourceNames: [] }],
+    );
+    expect(compactRules(more.missing).map(compactString)).toEqual([
+      '{APIGroups:[""], Resources:["pods"], Verbs:["get" "list"]}',
+      '{APIGroups:["apps"], Resources:["pods"], Verbs:["get" "list"]}',
+    ]);
   });
 });

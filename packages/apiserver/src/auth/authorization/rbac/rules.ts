@@ -166,11 +166,41 @@ export function covers(
   return { covered: missing.length === 0, missing };
 }
 
-/** A rule as Kubernetes prints it in an escalation error: `{APIGroups:["apps"], Resources:["deployments"], Verbs:["get"]}`. */
+/**
+ * Merges the verbs of simple rules (one group, one resource, no names) on the same resource, keeping the others as
+ * they are (model: `CompactRules`).
+ */
+export function compactRules(rules: readonly PolicyRuleLike[]): PolicyRuleLike[] {
+  const out: PolicyRuleLike[] = [];
+  const simple = new Map<string, PolicyRuleLike>();
+  for (const r of rules) {
+    const isSimple =
+      (r.apiGroups ?? []).length === 1 &&
+      (r.resources ?? []).length === 1 &&
+      (r.resourceNames ?? []).length === 0 &&
+      (r.nonResourceURLs ?? []).length === 0;
+    if (!isSimple) {
+      out.push(r);
+      continue;
+    }
+    const key = `${r.apiGroups![0]}\0${r.resources![0]}`;
+    const existing = simple.get(key);
+    if (existing) {
+      existing.verbs = [...(existing.verbs ?? []), ...(r.verbs ?? []).filter((v) => !existing.verbs?.includes(v))];
+    } else {
+      const copy = { apiGroups: [...r.apiGroups!], resources: [...r.resources!], verbs: [...(r.verbs ?? [])] };
+      simple.set(key, copy);
+      out.push(copy);
+    }
+  }
+  return out;
+}
+
+/** A rule as Kubernetes prints it in an escalation error: `{APIGroups:["apps"], Resources:["deployments"], Verbs:["get" "list"]}`. */
 export function compactString(rule: PolicyRuleLike): string {
   const parts: string[] = [];
   const add = (name: string, v: string[] | undefined): void => {
-    if (v && v.length > 0) parts.push(`${name}:[${v.map((x) => JSON.stringify(x)).join(', ')}]`);
+    if (v && v.length > 0) parts.push(`${name}:[${v.map((x) => JSON.stringify(x)).join(' ')}]`);
   };
   add('APIGroups', rule.apiGroups);
   add('Resources', rule.resources);
