@@ -1,7 +1,5 @@
 import { request as httpsRequest } from 'node:https';
 
-import { PROTOBUF_MAGIC } from '@platform/api';
-
 import { startTestServer, type TestServer } from '../testing/test-server';
 
 let t: TestServer;
@@ -43,23 +41,6 @@ describe('discovery', () => {
     });
     const apis = await t.request('GET', '/apis');
     expect(apis.json.kind).toBe('APIGroupList');
-  });
-
-  it('answers 404 with a Status for unknown paths and resources', async () => {
-    for (const path of ['/api/v2', '/apis/nope', '/api/v1/nopes', '/apis/apps/v9/deployments']) {
-      const r = await t.request('GET', path);
-      expect([r.status, r.json?.kind, r.json?.reason]).toEqual([404, 'Status', 'NotFound']);
-    }
-    const other = await t.request('GET', '/elsewhere');
-    expect([other.status, other.json?.kind]).toEqual([404, 'Status']);
-  });
-
-  it('serves the OpenAPI definitions', async () => {
-    const r = await t.request('GET', '/openapi/v2');
-    expect(r.json.swagger).toBe('2.0');
-    expect(r.json.definitions['io.platform.api.core.v1.ConfigMap']['x-kubernetes-group-version-kind']).toEqual([
-      { group: '', version: 'v1', kind: 'ConfigMap' },
-    ]);
   });
 });
 
@@ -193,15 +174,6 @@ describe('verbs', () => {
     expect(withStatus.json.metadata.labels?.ignored).toBeUndefined();
   });
 
-  it('does everything but store on dryRun=All, and rejects other values with 422', async () => {
-    const r = await t.request('POST', `${CM}?dryRun=All`, { body: cm('dry') });
-    expect(r.status).toBe(201);
-    expect((await t.request('GET', `${CM}/dry`)).status).toBe(404);
-    const bad = await t.request('POST', `${CM}?dryRun=Yes`, { body: cm('dry') });
-    expect(bad.status).toBe(422);
-    expect(bad.json.message).toContain('dryRun: Unsupported value: "Yes": supported values: "All"');
-  });
-
   it('deletes collections by label', async () => {
     for (const n of ['dc1', 'dc2', 'dc3'])
       await t.request('POST', CM, { body: cm(n, {}, { batch: n === 'dc3' ? 'other' : 'one' }) });
@@ -212,129 +184,6 @@ describe('verbs', () => {
       'dc2',
     ]);
     expect((await t.request('GET', `${CM}/dc3`)).status).toBe(200);
-  });
-});
-
-describe('bad input', () => {
-  it.each([
-    ['malformed JSON', { body: '{"kind":', headers: {} }, 400],
-    ['a wrong type', { body: { ...cm('x'), data: 'nope' } }, 400],
-    ['another kind', { body: { ...cm('x'), kind: 'Secret' } }, 400],
-    ['an unsupported content type', { body: cm('x'), headers: { 'content-type': 'text/plain' } }, 415],
-    ['an invalid name', { body: cm('Not_Valid') }, 422],
-  ])('answers %s with a Status', async (_what, o, code) => {
-    const r = await t.request('POST', CM, o as { body: unknown; headers?: Record<string, string> });
-    expect([r.status, r.json?.kind, r.json?.code]).toEqual([code, 'Status', code]);
-  });
-
-  it('answers 413 for an oversize body and 406 for an unsupported Accept', async () => {
-    const big = await t.request('POST', CM, { body: cm('big', { x: 'y'.repeat(4 * 1024 * 1024) }) });
-    expect([big.status, big.json?.reason]).toEqual([413, 'RequestEntityTooLarge']);
-    const r = await t.request('GET', CM, { headers: { accept: 'text/html' } });
-    expect([r.status, r.json?.reason]).toEqual([406, 'NotAcceptable']);
-  });
-});
-
-describe('resource versions and paging', () => {
-  beforeAll(async () => {
-    for (let i = 0; i < 5; i++)
-      await t.request('POST', '/api/v1/namespaces/public/configmaps', { body: cm(`page-${i}`) });
-  });
-
-  it('pages one snapshot with continue tokens', async () => {
-    const first = await t.request('GET', '/api/v1/namespaces/public/configmaps?limit=2');
-    expect(first.json.items).toHaveLength(2);
-    const rv = first.json.metadata.resourceVersion;
-    await t.request('POST', '/api/v1/namespaces/public/configmaps', { body: cm('page-late') });
-    const names: string[] = (first.json.items as { metadata: { name: string } }[]).map((i) => i.metadata.name);
-    let token = first.json.metadata.continue as string;
-    while (token) {
-      const page = await t.request(
-        'GET',
-        `/api/v1/namespaces/public/configmaps?limit=2&continue=${encodeURIComponent(token)}`,
-      );
-      expect(page.json.metadata.resourceVersion).toBe(rv);
-      names.push(...(page.json.items as { metadata: { name: string } }[]).map((i) => i.metadata.name));
-      token = page.json.metadata.continue;
-    }
-    expect(names).toEqual(['page-0', 'page-1', 'page-2', 'page-3', 'page-4']);
-  });
-
-  it.each([
-    ['limit=1&continue=abc&resourceVersion=5', 'specifying resource version is not allowed when using continue'],
-    ['resourceVersionMatch=Exact', 'resourceVersionMatch is forbidden unless resourceVersion is provided'],
-    [
-      'resourceVersion=0&resourceVersionMatch=Exact',
-      'resourceVersionMatch "Exact" is forbidden for resourceVersion "0"',
-    ],
-    ['resourceVersion=1&resourceVersionMatch=Sometime', 'resourceVersionMatch: Unsupported value'],
-    ['resourceVersion=abc', 'invalid resource version'],
-    ['limit=x', 'invalid value for limit'],
-  ])('answers 400 for the Invalid combination %s', async (query, message) => {
-    const r = await t.request('GET', `/api/v1/namespaces/public/configmaps?${query}`);
-    expect([r.status, r.json?.reason]).toEqual([400, 'BadRequest']);
-    expect(r.json.message).toContain(message);
-  });
-});
-
-describe('watch', () => {
-  it('streams ADDED, MODIFIED and DELETED after a resourceVersion', async () => {
-    const list = await t.request('GET', '/api/v1/namespaces/system/configmaps');
-    const rv = list.json.metadata.resourceVersion as string;
-    const events: { type: string; object: { metadata: { name: string } } }[] = [];
-    const url = new URL(`${t.url}/api/v1/namespaces/system/configmaps?watch=1&resourceVersion=${rv}`);
-    const done = new Promise<void>((resolve, reject) => {
-      const req = httpsRequest(url, { ca: t.ca }, (res) => {
-        expect(res.headers['content-type']).toBe('application/json');
-        let buf = '';
-        res.on('data', (c: Buffer) => {
-          buf += c.toString('utf8');
-          let nl;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            events.push(JSON.parse(buf.slice(0, nl)));
-            buf = buf.slice(nl + 1);
-            if (events.length === 3) {
-              req.destroy();
-              resolve();
-            }
-          }
-        });
-      });
-      req.on('error', (e) => (events.length === 3 ? resolve() : reject(e)));
-      req.end();
-    });
-    const c = await t.request('POST', '/api/v1/namespaces/system/configmaps', { body: cm('w') });
-    await t.request('PUT', '/api/v1/namespaces/system/configmaps/w', { body: { ...c.json, data: { a: 'changed' } } });
-    await t.request('DELETE', '/api/v1/namespaces/system/configmaps/w');
-    await done;
-    expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED w', 'MODIFIED w', 'DELETED w']);
-  });
-});
-
-describe('content negotiation', () => {
-  it('serves Protobuf with the k8s envelope, and YAML', async () => {
-    const pb = await t.request('GET', '/api/v1/namespaces/default', {
-      headers: { accept: 'application/vnd.platform.protobuf' },
-    });
-    expect(pb.headers['content-type']).toBe('application/vnd.platform.protobuf');
-    expect(pb.body.subarray(0, 4)).toEqual(PROTOBUF_MAGIC);
-    const y = await t.request('GET', '/api/v1/namespaces/default', { headers: { accept: 'application/yaml' } });
-    expect(y.text).toContain('kind: Namespace');
-  });
-
-  it("serves Tables, and falls back to JSON for kubectl's meta.k8s.io Table request", async () => {
-    const table = await t.request('GET', '/api/v1/namespaces', {
-      headers: { accept: 'application/json;as=Table;g=meta.platform;v=v1beta1' },
-    });
-    expect(table.json.kind).toBe('Table');
-    expect((table.json.columnDefinitions as { name: string }[]).map((c) => c.name)).toEqual(['Name', 'Status', 'Age']);
-    const kubectl = await t.request('GET', '/api/v1/namespaces', {
-      headers: {
-        accept:
-          'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json',
-      },
-    });
-    expect(kubectl.json.kind).toBe('NamespaceList');
   });
 });
 
