@@ -12,8 +12,6 @@ import { ANONYMOUS } from '../auth/authenticator';
 import { type Attributes, attributesOf, type Authorizer, forbiddenMessage } from '../auth/authorizer';
 import { addAuditAnnotation } from '../audit/context';
 import { DECISION_ANNOTATION, REASON_ANNOTATION } from '../audit/types';
-import { addAuditAnnotation } from '../audit/context';
-import { DECISION_ANNOTATION, REASON_ANNOTATION } from '../audit/types';
 import { type Serializers, writeError } from '../endpoints/responses/writers';
 import { getRequestInfo, getUser } from './request-info';
 
@@ -35,9 +33,6 @@ export async function authorizeRequest(
 ): Promise<boolean> {
   const a = attributesOf(getRequestInfo(req), getUser(req) ?? ANONYMOUS);
   const r = await authorizer.authorize(a);
-  // Audit annotations, as Kubernetes records the decision and the authorizer's reason.
-  addAuditAnnotation(req, DECISION_ANNOTATION, r.decision === 'allow' ? 'allow' : 'forbid');
-  if (r.reason) addAuditAnnotation(req, REASON_ANNOTATION, r.reason);
   // Audit annotations, as Kubernetes records the decision and the authorizer's reason.
   addAuditAnnotation(req, DECISION_ANNOTATION, r.decision === 'allow' ? 'allow' : 'forbid');
   if (r.reason) addAuditAnnotation(req, REASON_ANNOTATION, r.reason);
