@@ -24,8 +24,8 @@ import {
 
 import { type Authorizer } from '../auth/authorizer';
 import { ApiServer, type ApiServerConfig } from '../server/api-server';
-import { type AuditFlagsConfig, AuditOptions, TransportOptions } from './audit-options';
 import { defaultAdvertiseAddress } from '../server/bootstrap/advertise-address';
+import { type AuditFlagsConfig, AuditOptions, TransportOptions } from './audit-options';
 import { type AuthenticationFlagsConfig, AuthenticationOptions } from './authentication-options';
 import { AuthorizationOptions } from './authorization-options';
 import { AdmissionOptions, type AdmissionFlagsConfig } from './admission-options';
