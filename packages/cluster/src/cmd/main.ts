@@ -100,6 +100,7 @@ async function up(dir: string, port: number, bindAddress: string): Promise<numbe
       `--bind-address=${bindAddress}`,
       `--cert-dir=${f.pkiDir}`,
       `--token-auth-file=${f.tokenAuthFile}`,
+      '--authorization-mode=Node,RBAC',
     ]);
     children.set('apiserver', apiserver);
     apiserver.on('exit', (c) => {
