@@ -578,7 +578,7 @@ describe('ABAC, AlwaysDeny and Webhook authorization', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, never>;
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
         const spec = body.spec as { user: string };
         calls.push({ user: spec.user, body });
         const answer = (status: object): void => {
