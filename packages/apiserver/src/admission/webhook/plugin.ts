@@ -105,7 +105,14 @@ export class WebhookPlugin implements AdmissionPlugin {
 
   async admit(a: AdmissionAttributes): Promise<void> {
     if (!this.mutating) return;
-    for (const w of await this.matching(a)) await this.mutate(w as MutatingWebhook, a);
+    // IfNeeded webhooks are called once more when a later webhook changed the object after they ran.
+    const ran: [MutatingWebhook, string][] = [];
+    for (const w of (await this.matching(a)) as MutatingWebhook[]) {
+      await this.mutate(w, a);
+      if (w.reinvocationPolicy === 'IfNeeded') ran.push([w, JSON.stringify(a.object)]);
+    }
+    const final = JSON.stringify(a.object);
+    for (const [w, snapshot] of ran) if (snapshot !== final) await this.mutate(w, a);
   }
 
   async reinvoke(a: AdmissionAttributes): Promise<boolean> {
