@@ -327,6 +327,37 @@ describe('managed fields of other writes', () => {
     expect(applied.json.spec.replicas).toBe(1);
   });
 
+  it('moves the ownership of replicas through the scale subresource', async () => {
+    expect((await apply(`${DEPLOYMENTS}/scaled`, deployment('scaled', 1), 'fieldManager=deployer')).status).toBe(201);
+    const scale = (await t.request('GET', `${DEPLOYMENTS}/scaled/scale`)).json;
+    const put = await t.request('PUT', `${DEPLOYMENTS}/scaled/scale?fieldManager=autoscaler`, {
+      body: { ...scale, spec: { replicas: 4 } },
+    });
+    expect([put.status, put.json.spec.replicas]).toEqual([200, 4]);
+    const after = (await t.request('GET', `${DEPLOYMENTS}/scaled`)).json;
+    expect(entry(after, 'autoscaler', 'Update')).toMatchObject({
+      apiVersion: 'apps/v1',
+      fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+    });
+    expect(entry(after, 'deployer')?.fieldsV1).not.toHaveProperty(['f:spec', 'f:replicas']);
+    // The deployer applying another replica count now conflicts with the autoscaler.
+    const conflict = await apply(`${DEPLOYMENTS}/scaled`, deployment('scaled', 2), 'fieldManager=deployer');
+    expect(conflict.status).toBe(409);
+    expect(conflict.json.details.causes).toEqual([
+      { type: 'FieldManagerConflict', message: 'conflict with "autoscaler" using apps/v1', field: '.spec.replicas' },
+    ]);
+    // Apply to the scale subresource itself, forcing the field back.
+    const applied = await apply(
+      `${DEPLOYMENTS}/scaled/scale`,
+      { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'scaled' }, spec: { replicas: 6 } },
+      'fieldManager=scale-applier&force=true',
+    );
+    expect([applied.status, applied.json.spec.replicas]).toEqual([200, 6]);
+    const last = (await t.request('GET', `${DEPLOYMENTS}/scaled`)).json;
+    expect(managers(last)).toContainEqual(['scale-applier', 'Apply']);
+    expect(entry(last, 'autoscaler', 'Update')).toBeUndefined();
+  });
+
   it('does not change managed fields of a write that changes nothing', async () => {
     const before = (await t.request('GET', `${CM}/tracked`)).json;
     const r = await t.request('PUT', `${CM}/tracked?fieldManager=noop`, { body: before });

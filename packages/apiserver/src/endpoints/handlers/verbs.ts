@@ -70,12 +70,15 @@ function validator(r: VerbRequest, op: 'CREATE' | 'UPDATE' | 'DELETE', dryRun: b
 
 /**
  * The field manager of a scope's writes: undefined when managed fields are not kept there (the ServerSideApply
- * gate is off, the endpoint reads and writes another kind than its resource, like `scale`, or nothing is stored).
+ * gate is off, nothing is stored, or the endpoint reads and writes another kind than its resource, except `scale`,
+ * whose storage moves the ownership of replicas between the Scale and its parent).
  */
 export function fieldManagerOf(scope: RequestScope): FieldManager | undefined {
   const k = scope.kind;
   const sameKind = k.kind === scope.resourceKind.kind && k.apiVersion === scope.resourceKind.apiVersion;
-  if (scope.serverSideApply === false || !sameKind || k.spec.persisted === false) return undefined;
+  const isScale = scope.subresource === 'scale' && k.kind === 'Scale';
+  if (scope.serverSideApply === false || !(sameKind || isScale)) return undefined;
+  if (k.spec.persisted === false && !isScale) return undefined;
   return new FieldManager(k, scope.now);
 }
 

@@ -17,7 +17,7 @@
  *
  * Everything here is pure; the clock is passed in.
  */
-import { type AnnotatedSchema, type StatusCause, StatusError } from '@platform/api';
+import { type AnnotatedSchema, type ManagedFieldsEntry, type StatusCause, StatusError } from '@platform/api';
 
 import { comparePaths, FieldSet, type Path, pathString } from './field-set';
 import {
@@ -144,7 +144,7 @@ function seconds(time: string | undefined): number {
  * Writes managers as `metadata.managedFields` in Kubernetes' order: `Apply` entries before `Update` entries, then
  * oldest first, then by manager and version. Managers that own nothing are left out; no managers give `undefined`.
  */
-export function encodeManagedFields(managers: Managers): ManagedFieldsEntryJson[] | undefined {
+export function encodeManagedFields(managers: Managers): ManagedFieldsEntry[] | undefined {
   const entries = [...managers.values()].filter((e) => !e.set.isEmpty());
   entries.sort(
     (p, q) =>

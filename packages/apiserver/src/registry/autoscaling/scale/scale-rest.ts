@@ -19,6 +19,7 @@ import {
   selectorFromSet,
 } from '@platform/api';
 
+import { parentManagedFields, scaleManagedFields } from '../../../patch/apply/scale-managed-fields';
 import { type GenericStore } from '../../generic/store';
 import {
   type Getter,
@@ -102,7 +103,12 @@ export class ScaleREST implements Getter, Updater, RestStorage {
           if (!current) throw badRequest(`${this.parentKind.kind} ${JSON.stringify(info.name)} not found`);
           const parent = current as Replicated;
           const old = scaleOf(this.parentKind, parent);
-          const scale = (await info.updatedObject(c, structuredClone(old))) as Scale;
+          // The handler tracks the Scale's managed fields; replicas ownership moves between it and the parent.
+          const oldManaged = scaleManagedFields(parent.metadata?.managedFields);
+          const scale = (await info.updatedObject(
+            c,
+            structuredClone({ ...old, metadata: { ...old.metadata, managedFields: oldManaged } }),
+          )) as Scale;
           if (scale.metadata?.name && scale.metadata.name !== info.name) {
             throw badRequest(
               `the name of the object (${scale.metadata.name}) does not match the name on the URL (${info.name})`,
@@ -113,6 +119,13 @@ export class ScaleREST implements Getter, Updater, RestStorage {
           if (validateUpdate) await validateUpdate(scale, old);
           const next = structuredClone(parent);
           (next.spec ??= {}).replicas = scale.spec?.replicas ?? 0;
+          const managed = parentManagedFields(
+            parent.metadata?.managedFields,
+            scale.metadata?.managedFields,
+            this.parentKind.apiVersion,
+          );
+          if (managed) (next.metadata ??= {}).managedFields = managed;
+          else if (next.metadata) delete next.metadata.managedFields;
           // The Scale's resourceVersion is the parent's: a stale one makes the parent's update a 409.
           const rv = scale.metadata?.resourceVersion;
           if (rv) (next.metadata ??= {}).resourceVersion = rv;
