@@ -461,6 +461,10 @@ describe('RBAC and Node authorization', () => {
       (await jo('POST', `${RBAC}/namespaces/esc/rolebindings`, binding('x', ['Role', 'nothing'], [user('kim')])))
         .status,
     ).toBe(404);
+    // A malformed reference is not an escalation question: validation answers it.
+    expect(
+      (await jo('POST', `${RBAC}/namespaces/esc/rolebindings`, binding('bad', ['Bogus', 'x'], [user('kim')]))).status,
+    ).toBe(422);
     // `bind` on that ClusterRole by name, in this namespace: now allowed; on another name it does not help.
     await admin(
       'POST',

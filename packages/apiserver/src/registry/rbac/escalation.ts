@@ -164,7 +164,9 @@ async function confirmBinding(
   const namespace = resource === 'rolebindings' ? (obj.metadata?.namespace ?? ctx.namespace) : '';
   const ref = b.roleRef ?? {};
   const refResource = ref.kind === 'ClusterRole' ? 'clusterroles' : ref.kind === 'Role' ? 'roles' : undefined;
-  if (refResource && (await allowedTo(c, user!, 'bind', refResource, ref.name ?? '', namespace))) return;
+  // A malformed reference grants nothing; validation refuses it (422) right after.
+  if (!refResource || !ref.name) return;
+  if (await allowedTo(c, user!, 'bind', refResource, ref.name, namespace)) return;
   const rules = await c.roleRefRules(ref, namespace);
   const problem = escalationProblem(c, user!, namespace, rules);
   if (problem !== undefined) throw forbidden({ group: RBAC_GROUP, resource }, name, problem);
