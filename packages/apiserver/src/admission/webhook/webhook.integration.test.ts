@@ -9,7 +9,7 @@ import { type TLSSocket } from 'node:tls';
 
 import { generateSelfSignedCertKey } from '@platform/common';
 
-import { startTestServer, type TestServer } from '../../testing/test-server';
+import { startTestServer, type TestResponse, type TestServer } from '../../testing/test-server';
 import { DEFAULT_ADMISSION_SETTINGS } from '../server-admission';
 
 interface Review {
@@ -123,12 +123,7 @@ async function configure(kind: 'mutating' | 'validating', name: string, hooks: H
   };
 }
 
-const cm = (
-  name: string,
-  labels: Record<string, string> = {},
-  ns = 'hooked',
-  query = '',
-): Promise<{ status: number; json: any }> =>
+const cm = (name: string, labels: Record<string, string> = {}, ns = 'hooked', query = ''): Promise<TestResponse> =>
   s.request('POST', `/api/v1/namespaces/${ns}/configmaps${query}`, { body: { metadata: { name, labels } } });
 
 it('serves the webhook configuration kinds in discovery and validates them', async () => {
