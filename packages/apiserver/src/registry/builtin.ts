@@ -9,6 +9,7 @@
  */
 import { type Kind, type NameValidator, validateNamespaceName, validatePathSegmentName } from '@platform/api';
 
+import { type TokenReviewer } from '../auth/authentication/authentication';
 import { type ServiceAccountTokenIssuer } from '../auth/authentication/service-account';
 import { type Authorizer, type RuleSource } from '../auth/authorizer';
 
@@ -73,6 +74,8 @@ export interface InstallContext {
   serviceClusterIPRange: string;
   /** `--service-node-port-range` (`<low>-<high>`). */
   serviceNodePortRange: string;
+  /** Answers TokenReviews with the server's token methods; unset: reviews say token authentication is off. */
+  tokenReviewer?: TokenReviewer;
   /** Signs the tokens of `serviceaccounts/<name>/token`; unset: that subresource is not served. */
   serviceAccountTokens?: ServiceAccountTokenIssuer;
   /** The server's authorizer chain (access reviews; the `escalate` and `bind` checks of RBAC writes). */
@@ -282,7 +285,7 @@ const TABLE: Record<string, Entry> = {
   'authorization.platform/selfsubjectrulesreviews': () => ({
     virtual: (kind, c) => new AccessReviewREST(kind, c.authorizer),
   }),
-  'authentication.platform/tokenreviews': () => ({ virtual: (kind) => new TokenReviewREST(kind) }),
+  'authentication.platform/tokenreviews': () => ({ virtual: (kind, c) => new TokenReviewREST(kind, c.tokenReviewer) }),
 };
 
 /** Whether an entry of the table is a virtual resource. */

@@ -359,6 +359,9 @@ export class ApiServer {
       ...(this.config.authentication?.tokenIssuer
         ? { serviceAccountTokens: this.config.authentication.tokenIssuer }
         : {}),
+      ...(this.config.authentication?.tokenReviewer()
+        ? { tokenReviewer: this.config.authentication.tokenReviewer()! }
+        : {}),
       authorizer: this.authorizer,
       rbacRules: this.rbac,
     };

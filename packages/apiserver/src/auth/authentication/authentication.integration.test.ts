@@ -559,6 +559,40 @@ describe('authentication over HTTPS', () => {
     });
   });
 
+  describe('TokenReview', () => {
+    async function review(token: string, audiences?: string[]): Promise<Record<string, unknown>> {
+      const r = await call(ts, 'POST', '/apis/authentication.platform/v1/tokenreviews', {
+        token: ADMIN,
+        body: {
+          apiVersion: 'authentication.platform/v1',
+          kind: 'TokenReview',
+          spec: { token, ...(audiences ? { audiences } : {}) },
+        },
+      });
+      expect(r.status).toBe(201);
+      return r.json.status as Record<string, unknown>;
+    }
+
+    it('answers with the same token methods as requests, for the audiences asked', async () => {
+      expect(await review('tok-alice')).toEqual({
+        authenticated: true,
+        user: { username: 'alice-t', uid: 'uid-1', groups: ['g1', 'g2', 'system:authenticated'] },
+        audiences: ['api'],
+      });
+      const t = await requestToken(ts, 'robot', { audiences: ['vault'] });
+      const token = (t.json.status as { token: string }).token;
+      expect(await review(token)).toMatchObject({ authenticated: false });
+      expect(await review(token, ['vault'])).toMatchObject({
+        authenticated: true,
+        user: { username: 'system:serviceaccount:default:robot' },
+        audiences: ['vault'],
+      });
+      const bad = await review('no-such-token');
+      expect(bad.authenticated).toBe(false);
+      expect(typeof bad.error).toBe('string');
+    });
+  });
+
   describe('OIDC', () => {
     const claims = (): Record<string, unknown> => ({
       iss: oidcServer.url,

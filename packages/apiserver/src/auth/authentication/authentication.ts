@@ -9,7 +9,13 @@ import { type KeyObject, type X509Certificate } from 'node:crypto';
 
 import { type Logger } from '@platform/common';
 
-import { type Authenticator, requestAuthenticator, type UserInfo } from '../authenticator';
+import {
+  AUTHENTICATED_GROUP,
+  AuthenticationError,
+  type Authenticator,
+  requestAuthenticator,
+  type UserInfo,
+} from '../authenticator';
 import { bearerTokenAuthenticator, type TokenAuthenticator, unionTokenAuthenticator } from './bearer';
 import { bootstrapTokenAuthenticator } from './bootstrap-token';
 import { discoveryDocuments } from './discovery';
@@ -58,8 +64,19 @@ export interface AuthenticationRuntime {
   now: () => number;
 }
 
+/** Answers TokenReviews with the server's own token methods. */
+export interface TokenReviewer {
+  /** `audiences` empty: the API's audiences. Never throws for a bad token: `error` says why it was refused. */
+  review(
+    token: string,
+    audiences: string[],
+  ): Promise<{ authenticated: boolean; user?: UserInfo; audiences?: string[]; error?: string }>;
+}
+
 /** The API server's authentication. */
 export class Authentication {
+  private tokens: TokenAuthenticator | undefined;
+
   /** Signs tokens for `serviceaccounts/<name>/token`; undefined when no signing key and issuer are configured. */
   readonly tokenIssuer: ServiceAccountTokenIssuer | undefined;
   /** The issuer discovery documents; undefined when discovery is off. */
@@ -126,8 +143,35 @@ export class Authentication {
     if (c.requestHeader) methods.push(requestHeaderAuthenticator(c.requestHeader, rt.now));
     if (c.clientCA) methods.push(x509Authenticator(c.clientCA, rt.now));
     const tokens = this.tokenAuthenticator(rt);
+    this.tokens = tokens;
     if (tokens) methods.push(bearerTokenAuthenticator(tokens, c.apiAudiences));
     return requestAuthenticator(methods, c.anonymous);
+  }
+
+  /**
+   * The TokenReview side of the token methods built by {@link requestAuthenticator} (call it first): users get
+   * `system:authenticated`, as on requests. Undefined when no token method is configured.
+   */
+  tokenReviewer(): TokenReviewer | undefined {
+    const tokens = this.tokens;
+    if (!tokens) return undefined;
+    const apiAudiences = this.config.apiAudiences;
+    return {
+      async review(token, audiences) {
+        const wanted = audiences.length ? audiences : apiAudiences;
+        try {
+          const r = await tokens.authenticateToken(token, wanted);
+          if (!r) return { authenticated: false, error: 'invalid bearer token' };
+          const groups = r.user.groups.includes(AUTHENTICATED_GROUP)
+            ? r.user.groups
+            : [...r.user.groups, AUTHENTICATED_GROUP];
+          return { authenticated: true, user: { ...r.user, groups }, audiences: r.audiences ?? [...wanted] };
+        } catch (err) {
+          if (err instanceof AuthenticationError) return { authenticated: false, error: err.message };
+          throw err;
+        }
+      },
+    };
   }
 
   /** PEM of every authority the secure server should ask client certificates of (client CA and proxy CA). */
