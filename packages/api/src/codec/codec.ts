@@ -7,7 +7,7 @@
  * `decode` trusts its input to be well-formed for the codec but not to be valid: it throws a `CodecError`
  * naming what is wrong (bad magic, unknown kind, truncated message), never returns garbage.
  */
-import { type TObject } from '@sinclair/typebox';
+import type * as protobuf from 'protobufjs';
 
 import { fromProto, protoType, toProto, unknownType } from '../schema/protobuf';
 import { type ApiObject } from '../scheme/kind';
@@ -71,28 +71,40 @@ export function hasProtobufMagic(data: Uint8Array): boolean {
 export class ProtobufCodec implements Codec {
   readonly mediaType = PROTOBUF_MEDIA_TYPE;
 
+  /** Schema id and message type per `apiVersion/kind`, looked up once (every object encoded or decoded needs them). */
+  private readonly types = new Map<string, { id: string; type: protobuf.Type }>();
+  private envelopeType: protobuf.Type | undefined;
+
   constructor(private readonly scheme: Scheme) {}
 
-  private schema(apiVersion: string | undefined, kind: string | undefined): TObject {
-    const s = apiVersion && kind ? this.scheme.schemaFor(apiVersion, kind) : undefined;
-    if (!s || !s.$id)
-      throw new CodecError(
-        `no Protobuf type for kind ${JSON.stringify(kind)} in version ${JSON.stringify(apiVersion)}`,
-      );
-    return s;
+  private typeOf(apiVersion: string | undefined, kind: string | undefined): { id: string; type: protobuf.Type } {
+    const cacheKey = `${apiVersion ?? ''}/${kind ?? ''}`;
+    let t = this.types.get(cacheKey);
+    if (t === undefined) {
+      const s = apiVersion && kind ? this.scheme.schemaFor(apiVersion, kind) : undefined;
+      if (!s || !s.$id)
+        throw new CodecError(
+          `no Protobuf type for kind ${JSON.stringify(kind)} in version ${JSON.stringify(apiVersion)}`,
+        );
+      t = { id: s.$id, type: protoType(s.$id) };
+      this.types.set(cacheKey, t);
+    }
+    return t;
+  }
+
+  private envelope(): protobuf.Type {
+    return (this.envelopeType ??= unknownType());
   }
 
   /** The object's own message, without the envelope (used for embedded objects and by {@link encode}). */
   encodeRaw(obj: ApiObject): Uint8Array {
-    const id = this.schema(obj.apiVersion, obj.kind).$id as string;
-    return protoType(id)
-      .encode(toProto(id, obj as Record<string, unknown>))
-      .finish();
+    const { id, type } = this.typeOf(obj.apiVersion, obj.kind);
+    return type.encode(toProto(id, obj as Record<string, unknown>)).finish();
   }
 
   encode(obj: ApiObject): Buffer {
     const raw = this.encodeRaw(obj);
-    const envelope = unknownType()
+    const envelope = this.envelope()
       .encode({ typeMeta: { apiVersion: obj.apiVersion, kind: obj.kind }, raw })
       .finish();
     return Buffer.concat([PROTOBUF_MAGIC, envelope]);
@@ -102,7 +114,7 @@ export class ProtobufCodec implements Codec {
     if (!hasProtobufMagic(data)) throw new CodecError('provided data does not have the Protobuf envelope prefix');
     let envelope: { typeMeta?: { apiVersion?: string; kind?: string }; raw?: Uint8Array; contentEncoding?: string };
     try {
-      envelope = unknownType().decode(data.subarray(4)) as typeof envelope;
+      envelope = this.envelope().decode(data.subarray(4)) as typeof envelope;
     } catch (err) {
       throw new CodecError(`malformed Protobuf envelope: ${(err as Error).message}`);
     }
@@ -115,10 +127,10 @@ export class ProtobufCodec implements Codec {
 
   /** Decodes an object's own message, given its apiVersion and kind from elsewhere. */
   decodeRaw(raw: Uint8Array, apiVersion: string, kind: string): ApiObject {
-    const id = this.schema(apiVersion, kind).$id as string;
+    const { id, type } = this.typeOf(apiVersion, kind);
     let msg: Record<string, unknown>;
     try {
-      msg = protoType(id).decode(raw) as unknown as Record<string, unknown>;
+      msg = type.decode(raw) as unknown as Record<string, unknown>;
     } catch (err) {
       throw new CodecError(`malformed Protobuf ${kind}: ${(err as Error).message}`);
     }

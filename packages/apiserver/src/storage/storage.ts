@@ -156,6 +156,9 @@ export function decodeContinue(token: string): { revision: Revision; start: stri
   return { revision: BigInt(p.rv), start: p.start };
 }
 
+/** The predicate of a watch without one. */
+const matchAll: Predicate = () => true;
+
 function withRv(obj: ApiObject, rv: Revision): ApiObject {
   obj.metadata = { ...(obj.metadata ?? {}), resourceVersion: rv.toString() };
   return obj;
@@ -361,7 +364,7 @@ export class StoreStorage implements Storage {
     const out = new EventQueue<WatchEvent>();
     const ac = new AbortController();
     const matches = (k: string): boolean => (recursive ? k.startsWith(key) : k === key);
-    const pred = opts.predicate ?? ((): boolean => true);
+    const pred = opts.predicate ?? matchAll;
     const run = async (): Promise<void> => {
       let after = rv ?? 0n;
       if (rv === undefined || rv === 0n) {
@@ -416,7 +419,8 @@ export class StoreStorage implements Storage {
     const cur = this.decode(ev.kv);
     const curMatch = pred(cur);
     if (!ev.prevKv) return curMatch ? { type: 'ADDED', object: cur } : undefined;
-    const prevMatch = pred(this.decode(ev.prevKv));
+    // Without a predicate (the watch cache's own watch) every previous value matches: no need to decode it.
+    const prevMatch = pred === matchAll || pred(this.decode(ev.prevKv));
     if (curMatch && prevMatch) return { type: 'MODIFIED', object: cur };
     if (curMatch) return { type: 'ADDED', object: cur };
     if (prevMatch) return { type: 'DELETED', object: cur };
