@@ -15,7 +15,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { Etcd3Store } from '../storage/etcd3/etcd3-store';
@@ -449,6 +449,7 @@ function report(all: Figures[]): void {
 
 async function main(): Promise<void> {
   const all: Figures[] = [];
+  const loadBefore = loadavg()[0]!;
   const stores = (process.env.BENCH_STORES ?? 'sqlite,etcd').split(',');
   if (stores.includes('sqlite')) {
     const dir = mkdtempSync(join(tmpdir(), 'apiserver-bench-'));
@@ -472,6 +473,10 @@ async function main(): Promise<void> {
     }
   }
   report(all);
+  // Every figure is CPU-bound on the clients' side too: say how busy the machine was.
+  console.log(
+    `Machine: ${cpus().length} CPUs, load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end (1 min).`,
+  );
 }
 
 main().then(
