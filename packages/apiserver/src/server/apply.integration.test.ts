@@ -192,6 +192,15 @@ describe('server-side apply', () => {
     expect((r.json.spec.template.spec.containers as { name: string }[]).map((c) => c.name)).toEqual(['nginx']);
   });
 
+  it('creates cluster-scoped objects too', async () => {
+    const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'applied', labels: { team: 'a' } } };
+    const r = await apply('/api/v1/namespaces/applied', ns, 'fieldManager=admin');
+    expect([r.status, r.json.metadata.labels]).toEqual([201, { team: 'a' }]);
+    expect(entry(r.json, 'admin')?.fieldsV1).toEqual({ 'f:metadata': { 'f:labels': { 'f:team': {} } } });
+    const again = await apply('/api/v1/namespaces/applied', ns, 'fieldManager=admin');
+    expect([again.status, again.json.metadata.resourceVersion]).toEqual([200, r.json.metadata.resourceVersion]);
+  });
+
   it('does not persist a dry-run apply', async () => {
     const created = await apply(
       `${CM}/dry`,
