@@ -247,6 +247,18 @@ describe('server-side apply', () => {
     expect(badForce.status).toBe(400);
     const badYaml = await apply(`${CM}/opts`, 'a: [', 'fieldManager=m');
     expect([badYaml.status, badYaml.json.reason]).toEqual([400, 'BadRequest']);
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 9; i++)
+      levels.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(', ')}]`,
+      );
+    const bomb = await apply(`${CM}/opts`, `${levels.join('\n')}\n`, 'fieldManager=m');
+    expect([bomb.status, bomb.json.message]).toEqual([
+      400,
+      'error decoding YAML: the document expands to too many values (excessive aliasing)',
+    ]);
     const wrongVersion = await apply(`${CM}/opts`, { ...cm, apiVersion: 'v2' }, 'fieldManager=m');
     expect(wrongVersion.status).toBe(400);
     expect(wrongVersion.json.message).toBe(
