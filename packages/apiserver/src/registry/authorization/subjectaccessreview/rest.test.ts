@@ -3,6 +3,7 @@ import {
   type FieldError,
   LocalSubjectAccessReviewKind,
   SelfSubjectAccessReviewKind,
+  SubjectAccessReviewKind,
 } from '@platform/api';
 
 import { type RequestContext } from '../../rest/rest';
@@ -75,6 +76,26 @@ describe('AccessReviewREST', () => {
     expect(await ask('delete')).toEqual({ allowed: false, denied: true, reason: 'no deletes' });
     expect(await ask('get')).toEqual({ allowed: false, reason: 'x' });
     expect(seen).toEqual(['alice delete pods ns', 'alice get pods ns']);
+  });
+
+  it('reads a review with fields of the wrong types as empty instead of failing', async () => {
+    const seen: unknown[] = [];
+    const authorizer: Authorizer = {
+      authorize: async (a) => {
+        seen.push(a.user, a.verb, a.resource);
+        return { decision: 'noOpinion', reason: '' };
+      },
+    };
+    const r = await new AccessReviewREST(SubjectAccessReviewKind, authorizer).create(
+      ctx,
+      {
+        spec: { user: 5, groups: 'abc', extra: { a: 'x' }, resourceAttributes: { verb: ['get'], resource: 'pods' } },
+      } as unknown as ApiObject,
+      undefined,
+      { dryRun: false },
+    );
+    expect((r as ApiObject & { status: object }).status).toEqual({ allowed: false });
+    expect(seen).toEqual([{ name: '', groups: [], extra: { a: [] } }, '', 'pods']);
   });
 
   it('puts a local review in the request namespace', async () => {

@@ -161,27 +161,35 @@ export class AccessReviewREST implements Creater, RestStorage {
 
 /** The attributes an access review asks about (model: `authorizationutil.ResourceAttributesFrom`). */
 export function attributesOfReview(spec: NonNullable<Review['spec']>): Attributes {
-  const user = { name: spec.user ?? '', groups: [...(spec.groups ?? [])], ...(spec.uid ? { uid: spec.uid } : {}) };
-  const withExtra = spec.extra ? { ...user, extra: spec.extra } : user;
+  // The body is the client's: every field is read defensively (a wrong type reads as empty).
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  const strings = (v: unknown): string[] =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  const user = { name: str(spec.user), groups: strings(spec.groups), ...(str(spec.uid) ? { uid: str(spec.uid) } : {}) };
+  const extra: Record<string, string[]> = {};
+  if (spec.extra && typeof spec.extra === 'object') {
+    for (const [k, v] of Object.entries(spec.extra)) extra[k] = strings(v);
+  }
+  const withExtra = Object.keys(extra).length ? { ...user, extra } : user;
   const ra = spec.resourceAttributes;
   if (ra) {
     return {
       user: withExtra,
-      verb: ra.verb ?? '',
+      verb: str(ra.verb),
       resourceRequest: true,
-      namespace: ra.namespace ?? '',
-      apiGroup: ra.group ?? '',
-      apiVersion: ra.version ?? '',
-      resource: ra.resource ?? '',
-      subresource: ra.subresource ?? '',
-      name: ra.name ?? '',
+      namespace: str(ra.namespace),
+      apiGroup: str(ra.group),
+      apiVersion: str(ra.version),
+      resource: str(ra.resource),
+      subresource: str(ra.subresource),
+      name: str(ra.name),
       path: '',
     };
   }
   const nra = spec.nonResourceAttributes ?? {};
   return {
     user: withExtra,
-    verb: nra.verb ?? '',
+    verb: str(nra.verb),
     resourceRequest: false,
     namespace: '',
     apiGroup: '',
@@ -189,6 +197,6 @@ export function attributesOfReview(spec: NonNullable<Review['spec']>): Attribute
     resource: '',
     subresource: '',
     name: '',
-    path: nra.path ?? '',
+    path: str(nra.path),
   };
 }
