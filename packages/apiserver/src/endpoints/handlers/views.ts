@@ -21,6 +21,11 @@ function includeObject(q: Query): IncludeObject {
   );
 }
 
+/** Checks the query parameters of the negotiated view (400 for a bad one), before a response or stream starts. */
+export function checkViewOptions(out: OutputFormat, q: Query): void {
+  if (out.view === 'Table') includeObject(q);
+}
+
 function partial(obj: ApiObject, version: string): ApiObject {
   return { apiVersion: `meta.platform/${version}`, kind: 'PartialObjectMetadata', metadata: obj.metadata ?? {} };
 }

@@ -24,7 +24,7 @@ import { capabilities, type WatchEvent } from '../../registry/rest/rest';
 import { encodeJsonWatchEvent, encodeProtobuf } from '../responses/encode-cache';
 import { parseListOptions } from './options';
 import { type VerbRequest } from './verbs';
-import { objectView } from './views';
+import { checkViewOptions, objectView } from './views';
 
 /** Encodes one event as a frame of the negotiated stream format. */
 function frame(r: VerbRequest, e: WatchEvent): Buffer {
@@ -103,6 +103,7 @@ export async function watchHandler(r: VerbRequest, ws?: WebSocket): Promise<void
   if (!capabilities.watcher(s))
     throw methodNotSupported({ group: r.scope.kind.group, resource: r.scope.resource }, 'watch');
   const o = parseListOptions(r.query, true);
+  checkViewOptions(r.output, r.query);
   const abort = new AbortController();
   const ctx = { ...r.ctx, signal: abort.signal };
   // Starting the watch validates its options (selectors): those errors are plain Status responses.

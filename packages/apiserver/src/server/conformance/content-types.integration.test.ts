@@ -5,7 +5,7 @@
  */
 import { builtinScheme, PROTOBUF_MAGIC, ProtobufCodec } from '@platform/api';
 
-import { configMap, freshNamespace, mustCreate, STORES, useServer } from './harness';
+import { configMap, freshNamespace, mustCreate, openWatch, STORES, useServer } from './harness';
 
 const PROTOBUF = 'application/vnd.platform.protobuf';
 const TABLE = 'application/json;as=Table;g=meta.platform;v=v1beta1';
@@ -177,6 +177,24 @@ describe.each(STORES)('content types on %s', (store) => {
       expect([bad.status, bad.json?.kind]).toEqual([400, 'Status']);
     });
 
+    it('streams one-row Tables from a watch (kubectl get -w), and checks includeObject first', async () => {
+      const t = server();
+      const w = await openWatch(t, `${cms}?watch=1&fieldSelector=metadata.name%3Dexisting&includeObject=Object`, {
+        accept: TABLE,
+      });
+      try {
+        const [e] = await w.waitFor(1);
+        expect(e?.type).toBe('ADDED');
+        expect(e?.object).toMatchObject({ kind: 'Table', apiVersion: 'meta.platform/v1beta1' });
+        expect(e?.object.rows).toHaveLength(1);
+        expect(e?.object.rows[0].object).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'existing' } });
+      } finally {
+        w.close();
+      }
+      const bad = await t.request('GET', `${cms}?watch=1&includeObject=Everything`, { headers: { accept: TABLE } });
+      expect([bad.status, bad.json?.reason]).toEqual([400, 'BadRequest']);
+    });
+
     it("falls back to JSON for kubectl 1.20's meta.k8s.io Table request", async () => {
       const r = await server().request('GET', cms, { headers: { accept: KUBECTL_1_20_ACCEPT } });
       expect([r.status, r.headers['content-type'], r.json.kind]).toEqual([200, 'application/json', 'ConfigMapList']);
@@ -193,6 +211,32 @@ describe.each(STORES)('content types on %s', (store) => {
       const write = await t.request('POST', cms, { body: configMap('as-table'), headers: { accept: TABLE } });
       expect([write.status, write.json?.reason]).toEqual([406, 'NotAcceptable']);
       expect((await t.request('GET', `${cms}/as-table`)).status).toBe(404);
+    });
+  });
+
+  describe('PartialObjectMetadata', () => {
+    it('serves metadata only, for objects and lists', async () => {
+      const t = server();
+      const one = await t.request('GET', `${cms}/existing`, {
+        headers: { accept: 'application/json;as=PartialObjectMetadata;g=meta.platform;v=v1' },
+      });
+      expect(one.json).toEqual({
+        apiVersion: 'meta.platform/v1',
+        kind: 'PartialObjectMetadata',
+        metadata: expect.objectContaining({ name: 'existing', namespace: ns }),
+      });
+      const list = await t.request('GET', cms, {
+        headers: { accept: 'application/json;as=PartialObjectMetadataList;g=meta.platform;v=v1' },
+      });
+      expect([list.json.kind, list.json.metadata.resourceVersion]).toEqual([
+        'PartialObjectMetadataList',
+        expect.any(String),
+      ]);
+      expect(list.json.items[0]).toEqual({
+        apiVersion: 'meta.platform/v1',
+        kind: 'PartialObjectMetadata',
+        metadata: expect.objectContaining({ name: 'existing' }),
+      });
     });
   });
 
