@@ -8,6 +8,7 @@ import { Command } from 'commander';
 
 import { testCA } from '../auth/authentication/testing/pki';
 import { AuthenticationOptions } from './authentication-options';
+import { main } from './main';
 
 function parse(argv: string[]): { errors: string[]; options: AuthenticationOptions } {
   const options = new AuthenticationOptions();
@@ -168,5 +169,27 @@ describe('AuthenticationOptions', () => {
     expect(() => parse([`--service-account-key-file=${file('junk.key', 'not a key')}`]).options.buildConfig()).toThrow(
       'data does not contain any valid RSA or ECDSA public keys',
     );
+  });
+
+  it('platform-apiserver stops at startup on a malformed token file, naming the line', async () => {
+    const bad = file('bad-tokens.csv', 'tok,alice,1\n"unterminated,bob,2\n');
+    const written: string[] = [];
+    const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    let code: number;
+    try {
+      code = await main([
+        `--cert-dir=${join(dir, 'pki')}`,
+        `--store-servers=sqlite://${join(dir, 'state.db')}`,
+        '--secure-port=6443',
+        `--token-auth-file=${bad}`,
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(code).toBe(1);
+    expect(written.join('')).toContain(`--token-auth-file ${bad}: line 2: unterminated quoted field`);
   });
 });
