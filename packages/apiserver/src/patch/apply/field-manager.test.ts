@@ -1,4 +1,11 @@
-import { type ApiObject, ConfigMapKind, DeploymentKind, isStatusError, type StatusError } from '@platform/api';
+import {
+  type ApiObject,
+  ConfigMapKind,
+  ControllerRevisionKind,
+  DeploymentKind,
+  isStatusError,
+  type StatusError,
+} from '@platform/api';
 
 import {
   dropUnreadableManagedFields,
@@ -77,6 +84,22 @@ describe('FieldManager.update', () => {
     const reset = cm({ a: '1' }, { managedFields: [{}] });
     dropUnreadableManagedFields(reset);
     expect(reset.metadata?.managedFields).toEqual([]);
+  });
+
+  it('goes on without managed fields for a value nested too deeply to walk', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 200_000; i++) deep = { d: deep };
+    const revisions = new FieldManager(ControllerRevisionKind, () => NOW);
+    const obj: ApiObject & { data: unknown } = {
+      apiVersion: 'apps/v1',
+      kind: 'ControllerRevision',
+      metadata: { name: 'r' },
+      revision: 1,
+      data: deep,
+    };
+    const out = revisions.update(undefined, obj, 'm');
+    expect(out.metadata?.managedFields).toBeUndefined();
+    expect(statusOf(() => revisions.apply(undefined, obj, 'm', false)).code).toBe(400);
   });
 
   it('does not change its inputs', () => {

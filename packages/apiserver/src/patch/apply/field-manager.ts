@@ -45,6 +45,11 @@ function tryDecode(value: unknown): Managers | undefined {
   }
 }
 
+/** A RangeError from walking a value nested deeper than the stack allows (checked by name: realms differ). */
+function isStackOverflow(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as Error).name === 'RangeError';
+}
+
 /** The longest manager name Kubernetes accepts. */
 const FIELD_MANAGER_MAX_LENGTH = 128;
 
@@ -119,7 +124,16 @@ export class FieldManager {
       managers = tryDecode(sent);
       if (!managers || managers.size === 0) managers = tryDecode(metaOf(live)?.managedFields) ?? new Map();
     }
-    return FieldManager.write(updateOwnership(live, obj, managers, manager, this.options())) as unknown as T;
+    try {
+      return FieldManager.write(updateOwnership(live, obj, managers, manager, this.options())) as unknown as T;
+    } catch (err) {
+      // Only a value nested too deeply to walk gets here; as Kubernetes' UpdateNoErrors, the write goes on
+      // without managed fields rather than failing.
+      if (!isStackOverflow(err)) throw err;
+      const copy = { ...obj, metadata: { ...obj.metadata } };
+      delete copy.metadata.managedFields;
+      return copy;
+    }
   }
 
   /**
@@ -163,6 +177,7 @@ export class FieldManager {
       }
     } catch (err) {
       if (isTypedValueError(err)) throw badRequest(`failed to create typed patch object: ${err.message}`);
+      if (isStackOverflow(err)) throw badRequest('failed to create typed patch object: nested too deeply');
       throw err;
     }
     if (manager === KUBECTL_MANAGER) syncLastApplied(result.object, config);
