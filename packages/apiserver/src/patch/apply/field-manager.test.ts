@@ -90,7 +90,7 @@ describe('FieldManager.update', () => {
     let deep: unknown = 'x';
     for (let i = 0; i < 200_000; i++) deep = { d: deep };
     const revisions = new FieldManager(ControllerRevisionKind, () => NOW);
-    const obj: ApiObject & { data: unknown } = {
+    const obj: ApiObject & { data: unknown; revision: number } = {
       apiVersion: 'apps/v1',
       kind: 'ControllerRevision',
       metadata: { name: 'r' },
