@@ -87,7 +87,15 @@ class Throttle {
         this.tokens--;
         return;
       }
-      await new Promise((r) => setTimeout(r, Math.ceil(((1 - this.tokens) / this.qps) * 1000)));
+      await new Promise<void>((r) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          r();
+        };
+        const timer = setTimeout(done, Math.ceil(((1 - this.tokens) / this.qps) * 1000));
+        signal.addEventListener('abort', done);
+      });
     }
   }
 }
@@ -177,15 +185,16 @@ class BufferedBackend implements AuditBackend {
           await this.sleep(left);
         }
       }
-      const batch = this.take(this.c.maxBatchSize);
-      if (batch.length === 0) continue;
-      if (this.throttle) await this.throttle.take(signal);
-      // Batches go out concurrently (a slow webhook does not hold the queue), as Kubernetes sends them.
-      const p = Promise.resolve(this.sink.processEvents(batch)).catch(() => false);
-      this.inflight.add(p);
-      void p.finally(() => this.inflight.delete(p));
-      // Yield so that a burst of requests fills the next batch.
-      await new Promise((r) => setImmediate(r));
+      // Everything queued goes out now, in batches of at most the maximum size. Batches go out concurrently (a slow
+      // webhook does not hold the queue), as Kubernetes sends them.
+      while (this.length > 0) {
+        const batch = this.take(this.c.maxBatchSize);
+        if (this.throttle) await this.throttle.take(signal);
+        const p = Promise.resolve(this.sink.processEvents(batch)).catch(() => false);
+        this.inflight.add(p);
+        void p.finally(() => this.inflight.delete(p));
+        if (this.c.maxBatchWaitMs > 0 && this.length < this.c.maxBatchSize && !signal.aborted) break;
+      }
     }
   }
 
