@@ -420,9 +420,8 @@ export class AuthenticationOptions extends OptionGroupBase<AuthenticationFlagsCo
   }
 
   applyTo(config: AuthenticationFlagsConfig): void {
-    const serving = config.secureServing;
-    const tlsKey = serving && !serving.generatedSelfSigned ? serving.cert.keyPem : undefined;
-    const auth = new Authentication(this.buildConfig(tlsKey));
+    // As in Kubernetes, the serving key (given, or generated into --cert-dir) verifies tokens when no key file is given.
+    const auth = new Authentication(this.buildConfig(config.secureServing?.cert.keyPem));
     config.authentication = auth;
     const ca = auth.clientCAPem();
     if (ca) config.clientCA = ca;

@@ -4,6 +4,8 @@
  */
 import { KeyObject, randomBytes, webcrypto } from 'node:crypto';
 
+// @peculiar/x509 needs the reflect polyfill loaded first (tsyringe).
+import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 
 type X509Crypto = Parameters<typeof x509.cryptoProvider.set>[0];
