@@ -26,6 +26,7 @@ import { TaintNodesByConditionPlugin } from './plugins/taint-nodes-by-condition'
 import { ALL_ORDERED_PLUGINS, buildAdmissionChain, DEFAULT_ENABLED_PLUGINS, enabledPlugins } from './registry';
 import { DEFAULT_ADMISSION_SETTINGS } from './server-admission';
 import { ruleMatches } from './webhook/matching';
+import { WebhookPlugin } from './webhook/plugin';
 import { parseReviewResponse, buildReview } from './webhook/review';
 
 const scheme = builtinScheme();
@@ -441,5 +442,39 @@ describe('quota usage', () => {
     } as never;
     expect(quotaCovers(byClass, pods, { metadata: {}, spec: { priorityClassName: 'high' } } as ApiObject)).toBe(true);
     expect(quotaCovers(byClass, pods, { metadata: {}, spec: {} } as ApiObject)).toBe(false);
+  });
+});
+
+describe('webhooks and dry-run', () => {
+  // v1 validation keeps Unknown and Some out of the store, so configurations stored before (or written by another
+  // version) are the only way a webhook with side effects exists; a client that lists one stands in for them here.
+  const hooks = (sideEffects: string): InternalClient =>
+    ({
+      has: () => true,
+      get: async () => undefined,
+      list: async () => [
+        {
+          metadata: { name: 'c' },
+          webhooks: [
+            {
+              name: 'effects.test.example.com',
+              clientConfig: { url: 'https://127.0.0.1:1/never-called' },
+              rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }],
+              sideEffects,
+              admissionReviewVersions: ['v1'],
+              failurePolicy: 'Ignore',
+            },
+          ],
+        },
+      ],
+    }) as unknown as InternalClient;
+  const configMaps = kindOf('', 'ConfigMap');
+
+  it.each(['Unknown', 'Some'])('refuses a dry-run that would reach a webhook with side effects %s', async (effects) => {
+    const p = new WebhookPlugin(false, hooks(effects), testLogger(), undefined);
+    const r = await refusal(
+      p.validate(attrs(configMaps, 'CREATE', { metadata: { name: 'x' } }, undefined, { dryRun: true })),
+    );
+    expect(r).toEqual({ code: 400, message: 'admission webhook "effects.test.example.com" does not support dry run' });
   });
 });
