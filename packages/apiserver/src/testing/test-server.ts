@@ -72,6 +72,9 @@ export interface TestServerOptions {
   etcd?: EtcdCluster;
 }
 
+/** How long a test server may take to become ready (a busy CI machine is slow; a broken server never is). */
+const READY_TIMEOUT_MS = 60_000;
+
 /** The serving certificate, generated once per module instance (an RSA key takes a second or two). */
 let certificate: ReturnType<typeof ensureSelfSignedCertKey> | undefined;
 
@@ -220,10 +223,17 @@ export async function startTestServer(
       req.on('error', reject);
       req.end(payload);
     });
-  // Ready once the post-start hooks (watch caches, bootstrap namespaces) are done.
-  for (let i = 0; i < 200; i++) {
+  // Ready once the post-start hooks (watch caches, bootstrap namespaces) are done. A server that never gets there
+  // fails the start (with what /readyz says), rather than letting tests run against half a server.
+  for (const deadline = Date.now() + READY_TIMEOUT_MS; ;) {
     const r = await request('GET', '/readyz');
     if (r.status === 200) break;
+    if (Date.now() > deadline) {
+      const verbose = await request('GET', '/readyz?verbose').catch(() => undefined);
+      await server.shutdown().catch(() => {});
+      await cleanup();
+      throw new Error(`the test server was not ready in ${READY_TIMEOUT_MS} ms:\n${verbose?.text ?? ''}`);
+    }
     await new Promise((res) => setTimeout(res, 50));
   }
   return {

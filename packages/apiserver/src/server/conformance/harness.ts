@@ -18,7 +18,7 @@ export function useServer(store: TestStore, configure?: (c: ApiServerConfig) => 
   let t: TestServer | undefined;
   beforeAll(async () => {
     t = await startTestServer({ store, ...(configure ? { configure } : {}) });
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     if (!t) return;
     const errors = t.errors;
