@@ -17,8 +17,11 @@ export interface GroupResource {
 export interface InternalClient {
   /** Whether the resource is served. */
   has(gr: GroupResource): boolean;
-  /** The object, or undefined when it does not exist. */
-  get(gr: GroupResource, namespace: string, name: string): Promise<ApiObject | undefined>;
+  /**
+   * The object, or undefined when it does not exist; `cached`: from the watch cache, falling back to the store
+   * when the cache does not have it (an object created a moment ago), as Kubernetes' plugins do with their listers.
+   */
+  get(gr: GroupResource, namespace: string, name: string, o?: { cached?: boolean }): Promise<ApiObject | undefined>;
   /**
    * Every object of a namespace ('' for all namespaces, or a cluster-scoped resource); `cached`: from the watch
    * cache (cheap, possibly a moment behind the store).
@@ -71,15 +74,23 @@ export class RegistryClient implements InternalClient {
     return this.scope(gr) !== undefined;
   }
 
-  async get(gr: GroupResource, namespace: string, name: string): Promise<ApiObject | undefined> {
+  async get(
+    gr: GroupResource,
+    namespace: string,
+    name: string,
+    o: { cached?: boolean } = {},
+  ): Promise<ApiObject | undefined> {
     const s = this.must(gr).storage;
     if (!capabilities.getter(s)) throw new Error(`${gr.resource} cannot be read`);
-    try {
-      return await s.get(this.ctx(namespace), name, {});
-    } catch (err) {
-      if (isStatusError(err) && err.code === 404) return undefined;
-      throw err;
-    }
+    const read = async (resourceVersion?: string): Promise<ApiObject | undefined> => {
+      try {
+        return await s.get(this.ctx(namespace), name, resourceVersion ? { resourceVersion } : {});
+      } catch (err) {
+        if (isStatusError(err) && err.code === 404) return undefined;
+        throw err;
+      }
+    };
+    return (o.cached ? await read('0') : undefined) ?? read();
   }
 
   async list(gr: GroupResource, namespace: string, o: { cached?: boolean } = {}): Promise<ApiObject[]> {

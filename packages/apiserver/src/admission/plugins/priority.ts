@@ -57,7 +57,7 @@ export class PriorityPlugin implements AdmissionPlugin {
       if (def?.metadata?.name) pod.spec.priorityClassName = def.metadata.name;
     } else {
       const pc = this.client.has(PRIORITY_CLASSES)
-        ? ((await this.client.get(PRIORITY_CLASSES, '', name)) as PriorityClass | undefined)
+        ? ((await this.client.get(PRIORITY_CLASSES, '', name, { cached: true })) as PriorityClass | undefined)
         : undefined;
       if (pc) {
         value = pc.value;

@@ -141,7 +141,8 @@ export class ServiceAccountPlugin implements AdmissionPlugin {
   }
 
   private async serviceAccount(a: AdmissionAttributes, name: string): Promise<ServiceAccount> {
-    const sa = (await this.client.get(SERVICE_ACCOUNTS, a.namespace, name)) as ServiceAccount | undefined;
+    const sa = (await this.client.get(SERVICE_ACCOUNTS, a.namespace, name, { cached: true })) as
+      ServiceAccount | undefined;
     if (!sa) {
       throw admissionForbidden(
         a,

@@ -27,7 +27,7 @@ const NAMESPACES = { group: '', resource: 'namespaces' };
 
 /** The namespace object of a request, or undefined when it does not exist. */
 export function getNamespace(client: InternalClient, name: string): Promise<ApiObject | undefined> {
-  return client.get(NAMESPACES, '', name);
+  return client.get(NAMESPACES, '', name, { cached: true });
 }
 
 /** The namespace object, or a 404 NotFound naming it. */

@@ -48,7 +48,11 @@ let s: TestServer;
 let proxyClientCN: string;
 
 beforeAll(async () => {
-  const serving = await generateSelfSignedCertKey({ host: '127.0.0.1', alternateIPs: ['127.0.0.1'] });
+  const serving = await generateSelfSignedCertKey({
+    host: '127.0.0.1',
+    alternateIPs: ['127.0.0.1'],
+    alternateDNS: ['hooks.hooked.svc'],
+  });
   const client = await generateSelfSignedCertKey({ host: 'front-proxy-client' });
   proxyClientCN = 'front-proxy-client@';
   hookCa = serving.certPem;
@@ -306,5 +310,39 @@ it('refuses a patch that makes the object invalid', async () => {
   const r = await cm('b1');
   expect(r.status).toBe(500);
   expect(r.json.message).toContain('the patched object is not valid');
+  await undo();
+});
+
+it('reaches a webhook through a service: its endpoints, verified as <service>.<namespace>.svc', async () => {
+  const port = Number(new URL(hookUrl).port);
+  expect(
+    (
+      await s.request('POST', '/api/v1/namespaces/hooked/services', {
+        body: { metadata: { name: 'hooks' }, spec: { ports: [{ name: 'https', port: 443, targetPort: port }] } },
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (
+      await s.request('POST', '/api/v1/namespaces/hooked/endpoints', {
+        body: {
+          metadata: { name: 'hooks' },
+          subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port }] }],
+        },
+      })
+    ).status,
+  ).toBe(201);
+  const undo = await configure('validating', 'by-service', [
+    {
+      name: 'svc.test.example.com',
+      path: '/by-service',
+      clientConfig: {
+        service: { namespace: 'hooked', name: 'hooks', path: '/by-service' },
+        caBundle: Buffer.from(hookCa).toString('base64'),
+      },
+    },
+  ]);
+  expect((await cm('svc1')).status).toBe(201);
+  expect(calls.map((c) => c.path)).toEqual(['/by-service']);
   await undo();
 });
