@@ -107,7 +107,18 @@ export async function main(argv: readonly string[]): Promise<number> {
     ...(collected.bootstrap ? { bootstrap: collected.bootstrap } : {}),
     serverSideApply: collected.featureGate?.enabled('ServerSideApply') ?? true,
     ...(collected.services ? { services: collected.services } : {}),
-    ...(collected.admission ? { admission: collected.admission } : {}),
+    // The BoundServiceAccountTokenVolume gate decides how the ServiceAccount plugin mounts tokens.
+    ...(collected.admission
+      ? {
+          admission: {
+            ...collected.admission,
+            settings: {
+              ...collected.admission.settings,
+              boundServiceAccountTokenVolume: collected.featureGate?.enabled('BoundServiceAccountTokenVolume') ?? true,
+            },
+          },
+        }
+      : {}),
     ...(collected.authentication ? { authentication: collected.authentication } : {}),
     ...(collected.audit ? { audit: collected.audit } : {}),
     ...(collected.transport ? { transport: collected.transport } : {}),
