@@ -2,8 +2,8 @@
  * The API server's bootstrap post-start hooks (Document 1's check names), installed on its secure server:
  *
  * - `poststarthook/bootstrap-controller`: system namespaces, the `platform` Service and its Endpoints
- *   (`controller.ts`, `endpoint-reconciler.ts`), kept current by a loop; a pre-shutdown hook takes this server
- *   out of the Endpoints;
+ *   (`controller.ts`, `endpoint-reconciler.ts`), and the repair of the service allocations, kept current by a loop;
+ *   a pre-shutdown hook takes this server out of the Endpoints;
  * - `poststarthook/rbac/bootstrap-roles`: the default RBAC policy (`rbac.ts`, `rbac-policy.ts`);
  * - `poststarthook/scheduling/bootstrap-system-priority-classes`: the system priority classes.
  *
@@ -38,6 +38,8 @@ export interface BootstrapConfig {
   platformServiceNodePort?: number;
   /** Time between two passes of the bootstrap controller; default 10 s. */
   intervalMs?: number;
+  /** Time between two repair passes of the service allocations; default 3 minutes. */
+  repairIntervalMs?: number;
   /** TTL of this server's master lease (lease reconciler); default 15 s. */
   masterLeaseTtlSeconds?: number;
 }
@@ -111,6 +113,7 @@ export function installBootstrap(d: BootstrapDeps): Bootstrap {
     securePort: port,
     reconciler,
     intervalMs: c.intervalMs ?? DEFAULT_BOOTSTRAP_INTERVAL_MS,
+    ...(c.repairIntervalMs !== undefined ? { repairIntervalMs: c.repairIntervalMs } : {}),
     isReady: async () => {
       for (const check of secure.health.readyz) {
         try {

@@ -17,6 +17,8 @@
 import { type Service, type ServicePort } from '@platform/api';
 import { type Logger } from '@platform/common';
 
+import { type RepairReport } from '../../registry/core/service/storage';
+
 import {
   type EndpointPort,
   type EndpointReconciler,
@@ -61,6 +63,20 @@ export interface BootstrapControllerOptions {
   intervalMs: number;
   /** True once the server is ready (every readiness check but this controller's own loop passes). */
   isReady: () => Promise<boolean>;
+  /** Time between two repair passes of the service allocations (Kubernetes: 3 minutes). */
+  repairIntervalMs?: number;
+}
+
+/** Kubernetes' interval between two repair passes of the service IP and node port allocations. */
+export const DEFAULT_REPAIR_INTERVAL_MS = 180_000;
+
+/** A Service store that can repair its allocations (registry/core/service/storage.ts). */
+interface RepairableServices {
+  repairAllocations(ctx: ReturnType<typeof systemContext>): Promise<RepairReport>;
+}
+
+function isRepairable(store: unknown): store is RepairableServices {
+  return typeof (store as Partial<RepairableServices>).repairAllocations === 'function';
 }
 
 /** The bootstrap controller: see the module comment. */
@@ -68,6 +84,7 @@ export class BootstrapController {
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
+  private lastRepair = 0;
 
   constructor(private readonly o: BootstrapControllerOptions) {}
 
@@ -78,6 +95,8 @@ export class BootstrapController {
       async () => {
         await this.ensureNamespaces();
         await this.ensureService();
+        // As Kubernetes runs its repair loops once before serving: allocations agree with the services stored.
+        await this.repairServiceAllocations();
       },
       both,
       Math.min(this.o.intervalMs, 1000),
@@ -184,10 +203,34 @@ export class BootstrapController {
     });
   }
 
+  /**
+   * One repair pass of the cluster IP and node port allocations (Kubernetes' `repairip` and `repairnodeport`):
+   * values services hold but the bitmaps lost are marked again, leaked values are released after three passes, and
+   * services holding values outside the configured ranges are reported. Nothing when services are not served.
+   */
+  async repairServiceAllocations(): Promise<RepairReport | undefined> {
+    const services = this.o.lookup('', 'services');
+    if (!services || !isRepairable(services)) return undefined;
+    const r = await services.repairAllocations(systemContext('', this.o.now));
+    this.lastRepair = this.o.now();
+    const log = this.o.log;
+    if (r.marked.length)
+      log.warn('Service allocations: values in use were not marked allocated; repaired', { values: r.marked });
+    if (r.released.length) log.info('Service allocations: released leaked values', { values: r.released });
+    if (r.outOfRange.length)
+      log.warn('Services hold values outside the configured ranges; recreate them to move them', {
+        values: r.outOfRange,
+      });
+    return r;
+  }
+
   /** One pass of the loop; returns whether the server was ready (so the Endpoints were reconciled). */
   private async pass(): Promise<boolean> {
     await this.ensureNamespaces();
     await this.ensureService();
+    if (this.o.now() - this.lastRepair >= (this.o.repairIntervalMs ?? DEFAULT_REPAIR_INTERVAL_MS)) {
+      await this.repairServiceAllocations();
+    }
     if (!this.o.reconciler) return true;
     if (!(await this.o.isReady())) return false;
     await this.o.reconciler.reconcileEndpoints(this.o.advertiseAddress, this.endpointPorts());

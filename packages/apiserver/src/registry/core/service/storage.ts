@@ -187,12 +187,16 @@ export class ServiceStore extends GenericStore {
     );
     for (const svc of services) {
       const held = holdings(svc);
+      const where = `${svc.metadata?.namespace}/${svc.metadata?.name}`;
       for (const ip of held.ips) {
         const a = this.ipAllocator(ip);
-        if (a) byAllocator.get(a)!.push(ip);
-        else report.outOfRange.push(`${svc.metadata?.namespace}/${svc.metadata?.name}: ${ip}`);
+        if (a && a.range.offsetOf(ip) >= 0) byAllocator.get(a)!.push(ip);
+        else report.outOfRange.push(`${where}: ${ip}`);
       }
-      byAllocator.get(this.allocators.nodePorts)!.push(...held.ports);
+      for (const port of held.ports) {
+        if (this.allocators.nodePorts.range.offsetOf(port) >= 0) byAllocator.get(this.allocators.nodePorts)!.push(port);
+        else report.outOfRange.push(`${where}: ${port}`);
+      }
     }
     for (const [a, values] of byAllocator) {
       let leaks = this.leaks.get(a);
