@@ -346,3 +346,56 @@ it('reaches a webhook through a service: its endpoints, verified as <service>.<n
   expect(calls.map((c) => c.path)).toEqual(['/by-service']);
   await undo();
 });
+
+it('sends subresource requests (scale, status) and deletes to webhooks that ask for them', async () => {
+  const undo = await configure('validating', 'subresources', [
+    {
+      name: 'sub.test.example.com',
+      path: '/sub',
+      rules: [
+        {
+          operations: ['UPDATE', 'DELETE'],
+          apiGroups: ['apps'],
+          apiVersions: ['v1'],
+          resources: ['deployments/scale', 'deployments/status', 'deployments'],
+        },
+      ],
+    },
+  ]);
+  const deployment = {
+    metadata: { name: 'web' },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+    },
+  };
+  expect((await s.request('POST', '/apis/apps/v1/namespaces/hooked/deployments', { body: deployment })).status).toBe(
+    201,
+  );
+  const scale = await s.request('PATCH', '/apis/apps/v1/namespaces/hooked/deployments/web/scale', {
+    body: { spec: { replicas: 3 } },
+    headers: { 'content-type': 'application/merge-patch+json' },
+  });
+  expect(scale.status).toBe(200);
+  const status = await s.request('PATCH', '/apis/apps/v1/namespaces/hooked/deployments/web/status', {
+    body: { status: { observedGeneration: 1 } },
+    headers: { 'content-type': 'application/merge-patch+json' },
+  });
+  expect(status.status).toBe(200);
+  expect((await s.request('DELETE', '/apis/apps/v1/namespaces/hooked/deployments/web')).status).toBe(200);
+  const seen = calls.map((c) => {
+    const r = c.review.request as Review['request'] & {
+      subResource?: string;
+      oldObject?: unknown;
+      kind: { kind: string };
+    };
+    return [r.operation, r.subResource ?? '', r.kind.kind, r.name, r.oldObject !== undefined];
+  });
+  expect(seen).toEqual([
+    ['UPDATE', 'scale', 'Scale', 'web', true],
+    ['UPDATE', 'status', 'Deployment', 'web', true],
+    ['DELETE', '', 'Deployment', 'web', true],
+  ]);
+  await undo();
+});
