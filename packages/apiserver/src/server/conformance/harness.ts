@@ -11,18 +11,24 @@ import { startTestServer, type TestServer, type TestStore } from '../../testing/
 export const STORES: [TestStore][] = [['sqlite'], ['etcd']];
 
 /**
- * Starts one server for the enclosing `describe` (beforeAll) and stops it after (afterAll), asserting that it logged
- * no errors. Returns a getter (the server exists only once beforeAll ran).
+ * One server for the enclosing `describe`, stopped after it (afterAll), which asserts that it logged no errors.
+ * The server starts as soon as the file is collected, so that the servers of a file (one per store) start
+ * together instead of one after the other; beforeAll waits for it. Returns a getter (the server exists only once
+ * beforeAll ran).
  */
 export function useServer(store: TestStore, configure?: (c: ApiServerConfig) => void): () => TestServer {
   let t: TestServer | undefined;
+  const starting = startTestServer({ store, ...(configure ? { configure } : {}) });
+  // A failed start is reported by beforeAll, not as an unhandled rejection.
+  starting.catch(() => {});
   beforeAll(async () => {
-    t = await startTestServer({ store, ...(configure ? { configure } : {}) });
+    t = await starting;
   }, 120_000);
   afterAll(async () => {
-    if (!t) return;
-    const errors = t.errors;
-    await t.stop();
+    const running = t ?? (await starting.catch(() => undefined));
+    if (!running) return;
+    const errors = running.errors;
+    await running.stop();
     expect(errors).toEqual([]);
   }, 30_000);
   return () => {
