@@ -9,7 +9,8 @@ const { LeaseKind } = require('@platform/api');
 const { Clientset, LeaderElector, RestClient } = require(join(__dirname, '..', '..', 'lib', 'index.js'));
 
 const [server, caFile, identity, leaseMs, renewMs, retryMs] = process.argv.slice(2);
-const rest = new RestClient({ server, ca: readFileSync(caFile), token: `token-${identity}`, qps: 0 });
+// The token the server's --token-auth-file knows (support.ts).
+const rest = new RestClient({ server, ca: readFileSync(caFile), token: 'integration-test-token', qps: 0 });
 const log = (ev) => process.stdout.write(`${JSON.stringify({ ev, id: identity, t: Date.now() })}\n`);
 const ac = new AbortController();
 process.on('SIGTERM', () => ac.abort());

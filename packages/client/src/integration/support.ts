@@ -62,6 +62,9 @@ export async function apiServerProcess(extraArgs: string[] = []): Promise<ApiSer
   let child: ChildProcess | undefined;
   let out = '';
   const clientConfigPath = join(dir, 'client.conf');
+  // The token of the client configuration below, known to the server as an admin.
+  const tokenFile = join(dir, 'tokens.csv');
+  writeFileSync(tokenFile, 'integration-test-token,admin,admin,"system:masters"\n');
   const p: ApiServerProcess = {
     url,
     dir,
@@ -76,6 +79,7 @@ export async function apiServerProcess(extraArgs: string[] = []): Promise<ApiSer
           `--secure-port=${port}`,
           '--bind-address=127.0.0.1',
           `--cert-dir=${join(dir, 'pki')}`,
+          `--token-auth-file=${tokenFile}`,
           ...extraArgs,
         ],
         { stdio: ['ignore', 'pipe', 'pipe'] },
