@@ -148,7 +148,8 @@ async function startServer(dir: string, storeServers: string): Promise<ServerPro
     '--endpoint-reconciler-type=none',
     '--enable-priority-and-fairness=false',
   ];
-  // Compiled: the command itself. From sources: main.ts through the TypeScript hook the SQLite writer also uses.
+  // Compiled: the command itself. From sources: main.ts through the TypeScript hook the SQLite writer also uses, with
+  // the heap setting of the command (bin/platform-apiserver).
   const compiled = __filename.endsWith('.js');
   const nodeArgs = compiled
     ? [join(packageRoot, 'bin', 'platform-apiserver'), ...args]
@@ -156,7 +157,8 @@ async function startServer(dir: string, storeServers: string): Promise<ServerPro
         '-r',
         join(packageRoot, 'src', 'storage', 'testing', 'ts-register.js'),
         '-e',
-        `require(${JSON.stringify(join(packageRoot, 'src', 'cmd', 'main.ts'))}).main(process.argv.slice(1)).then((c) => process.exit(c))`,
+        `require('node:v8').setFlagsFromString('--heap-growing-percent=50');` +
+          `require(${JSON.stringify(join(packageRoot, 'src', 'cmd', 'main.ts'))}).main(process.argv.slice(1)).then((c) => process.exit(c))`,
         '--',
         ...args,
       ];
