@@ -37,7 +37,9 @@ import { quantity } from './util';
 export const NAME = 'ResourceQuota';
 
 const QUOTAS: GroupResource = { group: '', resource: 'resourcequotas' };
-const MAX_ATTEMPTS = 5;
+// Each lost swap means another server charged the quota, so a loser retries at most about as often as there are
+// charges left to make; past this, 500 ServerTimeout and the client retries.
+const MAX_ATTEMPTS = 20;
 
 /** Usage: resource name → amount. */
 export type Usage = Map<string, Quantity>;
