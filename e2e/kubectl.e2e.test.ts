@@ -194,3 +194,16 @@ it('lets anonymous requests reach health checks and the version only (RBAC and N
   );
   expect(JSON.parse(review).status).toMatchObject({ allowed: true });
 });
+
+it('runs server-side dry runs: nothing is stored', () => {
+  expect(ok(k(['apply', '--dry-run=server', '-f', '-'], deployment(1)))).toContain(
+    'deployment.apps/web created (server dry run)',
+  );
+  expect(k(['get', 'deployment', 'web']).stderr).toContain('NotFound');
+  ok(k(['create', 'configmap', 'dry', '--from-literal=a=1']));
+  expect(ok(k(['delete', 'configmap', 'dry', '--dry-run=server']))).toContain(
+    'configmap "dry" deleted (server dry run)',
+  );
+  expect(ok(k(['get', 'configmap', 'dry', '-o', 'name']))).toBe('configmap/dry\n');
+  ok(k(['delete', 'configmap', 'dry']));
+});

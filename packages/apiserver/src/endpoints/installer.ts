@@ -77,6 +77,21 @@ function verbsOf(scope: RequestScope): string[] {
   return verbs;
 }
 
+/** A served resource or subresource as the OpenAPI paths describe it. */
+export interface OpenApiResource {
+  group: string;
+  version: string;
+  resource: string;
+  /** '' for the main resource. */
+  subresource: string;
+  namespaced: boolean;
+  /** The kind of the bodies (for subresources such as scale, the subresource's kind). */
+  kind: { group: string; version: string; kind: string };
+  schemaId: string;
+  listSchemaId: string;
+  verbs: string[];
+}
+
 /** The routing table of the API and its discovery documents. */
 export class ApiInstaller {
   private readonly scopes = new Map<string, RequestScope>();
@@ -99,6 +114,26 @@ export class ApiInstaller {
     let list = versions.get(version);
     if (!list) versions.set(version, (list = []));
     list.push(scope);
+  }
+
+  /** Every served resource and subresource, for the paths of `/openapi/v2`. */
+  openApiResources(): OpenApiResource[] {
+    return [...this.scopes.values()].map((scope) => {
+      const s = scope.storage;
+      const verbs = verbsOf(scope);
+      if (capabilities.namedCreater(s) && !verbs.includes('create')) verbs.push('create');
+      return {
+        group: scope.resourceKind.group,
+        version: scope.resourceKind.version,
+        resource: scope.resource,
+        subresource: scope.subresource,
+        namespaced: scope.resourceKind.scope === 'Namespaced',
+        kind: { group: scope.kind.group, version: scope.kind.version, kind: scope.kind.kind },
+        schemaId: scope.kind.schema.$id as string,
+        listSchemaId: scope.kind.listSchema.$id as string,
+        verbs,
+      };
+    });
   }
 
   /** The scope serving a request, if any. */

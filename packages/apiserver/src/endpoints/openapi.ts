@@ -2,11 +2,14 @@
  * `/openapi/v2`: the OpenAPI v2 document of the served kinds, as JSON, and as the Protobuf `openapi.v2.Document`
  * (the gnostic schema) that kubectl asks for with `Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf`
  * and uses to validate manifests and for `kubectl explain`. Both are built once, from the same definitions
- * (`openApiDefinitions` of @platform/api). Vendor extensions travel in Protobuf as YAML text, as gnostic encodes them.
+ * (`openApiDefinitions` of @platform/api) and the served resources (the paths). Vendor extensions travel in Protobuf
+ * as YAML text, as gnostic encodes them.
  */
-import { openApiDefinitions, type Scheme } from '@platform/api';
+import { DeleteOptionsSchema, openApiDefinitions, type Scheme } from '@platform/api';
 import * as yaml from 'js-yaml';
 import * as protobuf from 'protobufjs';
+
+import { type OpenApiResource } from './installer';
 
 /** The media type of the Protobuf document. */
 export const OPENAPI_PROTOBUF_MEDIA_TYPE = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
@@ -59,7 +62,69 @@ function gnosticTypes(): { document: protobuf.Type } {
     ['vendor_extension', 31, 'NamedAny', 'repeated'],
   ]);
   msg('Definitions', [['additional_properties', 1, 'NamedSchema', 'repeated']]);
-  msg('Paths', [['vendor_extension', 1, 'NamedAny', 'repeated']]);
+  msg('JsonReference', [['_ref', 1, 'string']]);
+  msg('BodyParameter', [
+    ['description', 1, 'string'],
+    ['name', 2, 'string'],
+    ['in', 3, 'string'],
+    ['required', 4, 'bool'],
+    ['schema', 5, 'Schema'],
+  ]);
+  const subSchema: [string, number, string][] = [
+    ['required', 1, 'bool'],
+    ['in', 2, 'string'],
+    ['description', 3, 'string'],
+    ['name', 4, 'string'],
+  ];
+  msg('QueryParameterSubSchema', [...subSchema, ['allow_empty_value', 5, 'bool'], ['type', 6, 'string']]);
+  msg('PathParameterSubSchema', [...subSchema, ['type', 5, 'string']]);
+  msg('NonBodyParameter', [
+    ['query_parameter_sub_schema', 3, 'QueryParameterSubSchema'],
+    ['path_parameter_sub_schema', 4, 'PathParameterSubSchema'],
+  ]);
+  msg('Parameter', [
+    ['body_parameter', 1, 'BodyParameter'],
+    ['non_body_parameter', 2, 'NonBodyParameter'],
+  ]);
+  msg('ParametersItem', [['parameter', 1, 'Parameter']]);
+  msg('SchemaItem', [['schema', 1, 'Schema']]);
+  msg('Response', [
+    ['description', 1, 'string'],
+    ['schema', 2, 'SchemaItem'],
+  ]);
+  msg('ResponseValue', [['response', 1, 'Response']]);
+  msg('NamedResponseValue', [
+    ['name', 1, 'string'],
+    ['value', 2, 'ResponseValue'],
+  ]);
+  msg('Responses', [['response_code', 1, 'NamedResponseValue', 'repeated']]);
+  msg('Operation', [
+    ['tags', 1, 'string', 'repeated'],
+    ['description', 3, 'string'],
+    ['operation_id', 5, 'string'],
+    ['produces', 6, 'string', 'repeated'],
+    ['consumes', 7, 'string', 'repeated'],
+    ['parameters', 8, 'ParametersItem', 'repeated'],
+    ['responses', 9, 'Responses'],
+    ['schemes', 10, 'string', 'repeated'],
+    ['vendor_extension', 13, 'NamedAny', 'repeated'],
+  ]);
+  msg('PathItem', [
+    ['get', 2, 'Operation'],
+    ['put', 3, 'Operation'],
+    ['post', 4, 'Operation'],
+    ['delete', 5, 'Operation'],
+    ['patch', 8, 'Operation'],
+    ['parameters', 9, 'ParametersItem', 'repeated'],
+  ]);
+  msg('NamedPathItem', [
+    ['name', 1, 'string'],
+    ['value', 2, 'PathItem'],
+  ]);
+  msg('Paths', [
+    ['vendor_extension', 1, 'NamedAny', 'repeated'],
+    ['path', 2, 'NamedPathItem', 'repeated'],
+  ]);
   msg('Document', [
     ['swagger', 1, 'string'],
     ['info', 2, 'Info'],
@@ -125,6 +190,250 @@ function toGnostic(s: Json): Json {
   return out;
 }
 
+// ---- paths ---------------------------------------------------------------------------------------------------
+
+interface Parameter {
+  name: string;
+  in: 'query' | 'path' | 'body';
+  type?: string;
+  description?: string;
+  required?: boolean;
+  uniqueItems?: boolean;
+  schema?: Json;
+}
+
+interface Operation {
+  description: string;
+  operationId: string;
+  tags: string[];
+  consumes: string[];
+  produces: string[];
+  schemes: string[];
+  parameters: Parameter[];
+  responses: Record<string, { description: string; schema?: Json }>;
+  'x-kubernetes-action': string;
+  'x-kubernetes-group-version-kind': { group: string; version: string; kind: string };
+}
+
+type PathItem = Partial<Record<'get' | 'put' | 'post' | 'delete' | 'patch', Operation>> & { parameters?: Parameter[] };
+
+const q = (name: string, type: string, description: string): Parameter => ({
+  name,
+  in: 'query',
+  type,
+  uniqueItems: true,
+  description,
+});
+
+const PRETTY = q('pretty', 'string', "If 'true', then the output is pretty printed.");
+const DRY_RUN = q(
+  'dryRun',
+  'string',
+  'When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed',
+);
+const FIELD_MANAGER = q(
+  'fieldManager',
+  'string',
+  'A name associated with the actor or entity that is making these changes.',
+);
+const FORCE = q(
+  'force',
+  'boolean',
+  'Force is going to "force" Apply requests. It must be unset for non-apply patch requests.',
+);
+const LIST = [
+  q('allowWatchBookmarks', 'boolean', 'Requests watch events with type "BOOKMARK".'),
+  q('continue', 'string', 'The continue option should be set when retrieving more results from the server.'),
+  q('fieldSelector', 'string', 'A selector to restrict the list of returned objects by their fields.'),
+  q('labelSelector', 'string', 'A selector to restrict the list of returned objects by their labels.'),
+  q('limit', 'integer', 'The maximum number of responses to return for a list call.'),
+  q('resourceVersion', 'string', 'Sets a constraint on what resource versions a request may be served from.'),
+  q('resourceVersionMatch', 'string', 'Determines how resourceVersion is applied to list calls.'),
+  q('timeoutSeconds', 'integer', 'Timeout for the list/watch call.'),
+  q('watch', 'boolean', 'Watch for changes to the described resources and return them as a stream.'),
+];
+const DELETE = [
+  DRY_RUN,
+  q('gracePeriodSeconds', 'integer', 'The duration in seconds before the object should be deleted.'),
+  q(
+    'propagationPolicy',
+    'string',
+    'Whether and how garbage collection will be performed: Orphan, Background or Foreground.',
+  ),
+];
+const PRODUCES = ['application/json', 'application/yaml', 'application/vnd.platform.protobuf'];
+const PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
+const ref = (id: string): Json => ({ $ref: `#/definitions/${id}` });
+const body = (schema: Json): Parameter => ({ name: 'body', in: 'body', required: true, schema });
+const pathParam = (name: string, description: string): Parameter => ({
+  name,
+  in: 'path',
+  type: 'string',
+  required: true,
+  uniqueItems: true,
+  description,
+});
+
+function upperFirst(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** The Kubernetes-style operation id, e.g. `patchAppsV1NamespacedDeploymentScale`. */
+function operationId(verb: string, r: OpenApiResource, namespaced: boolean, collection: boolean): string {
+  const group = r.group
+    .split('.')
+    .filter((p) => p !== 'platform')
+    .map(upperFirst)
+    .join('');
+  const gv = `${group || 'Core'}${upperFirst(r.version)}`;
+  const kind = `${namespaced ? 'Namespaced' : ''}${r.kind.kind}`;
+  const sub = r.subresource ? upperFirst(r.subresource) : '';
+  return `${verb}${gv}${kind}${sub}${collection && verb === 'deletecollection' ? 'Collection' : ''}`;
+}
+
+/**
+ * The paths of the served resources, as Kubernetes publishes them: a collection path (list, create,
+ * deletecollection), an object path (get, replace, patch, delete) and subresource paths, each operation with its
+ * query parameters and `x-kubernetes-action` / `x-kubernetes-group-version-kind`. kubectl reads these to decide
+ * that a kind supports server-side dry-run (a PATCH with a `dryRun` parameter).
+ */
+export function openApiPaths(resources: readonly OpenApiResource[]): Record<string, PathItem> {
+  const paths: Record<string, PathItem> = {};
+  for (const r of [...resources].sort((a, b) => `${a.group}/${a.resource}`.localeCompare(`${b.group}/${b.resource}`))) {
+    const root = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
+    const base = r.namespaced ? `${root}/namespaces/{namespace}/${r.resource}` : `${root}/${r.resource}`;
+    const scopeParams = r.namespaced
+      ? [pathParam('namespace', 'object name and auth scope, such as for teams and projects')]
+      : [];
+    const tag = r.group ? `${r.group.replace(/\./g, '_')}_${r.version}` : `core_${r.version}`;
+    const op = (
+      verb: string,
+      action: string,
+      collection: boolean,
+      params: Parameter[],
+      response: Json,
+      consumes = ['*/*'],
+    ): Operation => ({
+      description: `${action} ${r.subresource ? `${r.subresource} of ` : ''}${collection ? 'objects of kind' : 'the specified'} ${r.kind.kind}`,
+      operationId: operationId(verb, r, r.namespaced, collection),
+      tags: [tag],
+      consumes,
+      produces: PRODUCES,
+      schemes: ['https'],
+      parameters: params,
+      responses: { '200': { description: 'OK', schema: response }, '401': { description: 'Unauthorized' } },
+      'x-kubernetes-action': action,
+      'x-kubernetes-group-version-kind': r.kind,
+    });
+    const has = (v: string): boolean => r.verbs.includes(v);
+    const item: PathItem = { parameters: [pathParam('name', `name of the ${r.kind.kind}`), ...scopeParams, PRETTY] };
+    const itemPath = r.subresource ? `${base}/{name}/${r.subresource}` : `${base}/{name}`;
+    if (has('get')) item.get = op('read', 'get', false, [], ref(r.schemaId));
+    if (has('update')) {
+      item.put = op('replace', 'put', false, [body(ref(r.schemaId)), DRY_RUN, FIELD_MANAGER], ref(r.schemaId));
+      item.patch = op(
+        'patch',
+        'patch',
+        false,
+        [body({ type: 'object' }), DRY_RUN, FIELD_MANAGER, FORCE],
+        ref(r.schemaId),
+        PATCH_TYPES,
+      );
+    }
+    if (r.subresource && has('create')) {
+      item.post = op('create', 'post', false, [body(ref(r.schemaId)), DRY_RUN, FIELD_MANAGER], ref(r.schemaId));
+    }
+    if (!r.subresource && has('delete')) {
+      const options = { ...body(ref(DeleteOptionsSchema.$id as string)), required: false };
+      item.delete = op('delete', 'delete', false, [options, ...DELETE], { type: 'object' });
+    }
+    if (item.get || item.put || item.post || item.delete) paths[itemPath] = item;
+    if (r.subresource) continue;
+    const collection: PathItem = { parameters: [...scopeParams, PRETTY] };
+    if (has('list')) collection.get = op('list', 'list', true, LIST, ref(r.listSchemaId));
+    if (has('create'))
+      collection.post = op('create', 'post', true, [body(ref(r.schemaId)), DRY_RUN, FIELD_MANAGER], ref(r.schemaId));
+    if (has('deletecollection'))
+      collection.delete = op('delete', 'deletecollection', true, [...DELETE, ...LIST], { type: 'object' });
+    if (collection.get || collection.post || collection.delete) paths[base] = collection;
+    if (r.namespaced && has('list')) {
+      paths[`${root}/${r.resource}`] = {
+        parameters: [PRETTY],
+        get: {
+          ...op('list', 'list', true, LIST, ref(r.listSchemaId)),
+          operationId: `${operationId('list', r, false, true)}ForAllNamespaces`,
+        },
+      };
+    }
+  }
+  return paths;
+}
+
+function gnosticParameter(p: Parameter): Json {
+  if (p.in === 'body') {
+    return {
+      parameter: {
+        body_parameter: { name: p.name, in: 'body', required: p.required ?? false, schema: toGnostic(p.schema ?? {}) },
+      },
+    };
+  }
+  const sub = {
+    required: p.required ?? false,
+    in: p.in,
+    name: p.name,
+    type: p.type,
+    ...(p.description ? { description: p.description } : {}),
+  };
+  return {
+    parameter: {
+      non_body_parameter: p.in === 'path' ? { path_parameter_sub_schema: sub } : { query_parameter_sub_schema: sub },
+    },
+  };
+}
+
+function gnosticOperation(o: Operation): Json {
+  return {
+    tags: o.tags,
+    description: o.description,
+    operation_id: o.operationId,
+    produces: o.produces,
+    consumes: o.consumes,
+    parameters: o.parameters.map(gnosticParameter),
+    responses: {
+      response_code: Object.entries(o.responses).map(([name, r]) => ({
+        name,
+        value: {
+          response: { description: r.description, ...(r.schema ? { schema: { schema: toGnostic(r.schema) } } : {}) },
+        },
+      })),
+    },
+    schemes: o.schemes,
+    vendor_extension: [
+      { name: 'x-kubernetes-action', value: anyOf(o['x-kubernetes-action']) },
+      { name: 'x-kubernetes-group-version-kind', value: anyOf(o['x-kubernetes-group-version-kind']) },
+    ],
+  };
+}
+
+function gnosticPaths(paths: Record<string, PathItem>): Json {
+  return {
+    path: Object.entries(paths).map(([name, item]) => {
+      const value: Json = {};
+      for (const m of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+        const o = item[m];
+        if (o) value[m] = gnosticOperation(o);
+      }
+      if (item.parameters) value.parameters = item.parameters.map(gnosticParameter);
+      return { name, value };
+    }),
+  };
+}
+
 /** The OpenAPI v2 document of a scheme, as JSON and as Protobuf. */
 export interface OpenApiDocument {
   json: Buffer;
@@ -132,16 +441,21 @@ export interface OpenApiDocument {
 }
 
 /** Builds both forms of the document (once per server: the scheme does not change). */
-export function buildOpenApi(scheme: Scheme, version: string): OpenApiDocument {
+export function buildOpenApi(
+  scheme: Scheme,
+  version: string,
+  resources: readonly OpenApiResource[] = [],
+): OpenApiDocument {
   const definitions = openApiDefinitions(scheme);
   const info = { title: 'Platform', version };
-  const json = Buffer.from(JSON.stringify({ swagger: '2.0', info, paths: {}, definitions }));
+  const paths = openApiPaths(resources);
+  const json = Buffer.from(JSON.stringify({ swagger: '2.0', info, paths, definitions }));
   const { document } = gnosticTypes();
   const pb = document
     .encode({
       swagger: '2.0',
       info,
-      paths: {},
+      paths: gnosticPaths(paths),
       definitions: {
         additional_properties: Object.entries(definitions).map(([name, d]) => ({ name, value: toGnostic(d as Json) })),
       },

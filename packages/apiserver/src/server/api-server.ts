@@ -481,7 +481,7 @@ export class ApiServer {
     app.use((req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => {
       const info = getRequestInfo(req);
       if (info.path === '/openapi/v2' && (req.method === 'GET' || req.method === 'HEAD')) {
-        openapi ??= buildOpenApi(this.scheme, 'v1.21.0');
+        openapi ??= buildOpenApi(this.scheme, 'v1.21.0', this.installer.openApiResources());
         const wantsProtobuf = (req.headers.accept ?? '').includes(OPENAPI_PROTOBUF_MEDIA_TYPE);
         // The Protobuf document goes out as application/octet-stream: Go's mime parser (kubectl) rejects the '@' of
         // the media type it was asked for.

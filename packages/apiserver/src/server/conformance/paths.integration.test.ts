@@ -211,6 +211,35 @@ describe.each(STORES)('paths on %s', (store) => {
       expect(r.json.definitions['io.platform.api.apps.v1.Deployment']['x-kubernetes-group-version-kind']).toEqual([
         { group: 'apps', version: 'v1', kind: 'Deployment' },
       ]);
+      // The paths of the served resources, with their operations and query parameters.
+      const item = r.json.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}'];
+      expect(Object.keys(item).sort()).toEqual(['delete', 'get', 'parameters', 'patch', 'put']);
+      expect(item.patch['x-kubernetes-group-version-kind']).toEqual({
+        group: 'apps',
+        version: 'v1',
+        kind: 'Deployment',
+      });
+      expect(item.patch.parameters.map((p: { name: string }) => p.name)).toEqual([
+        'body',
+        'dryRun',
+        'fieldManager',
+        'force',
+      ]);
+      expect(item.patch.consumes).toContain('application/apply-patch+yaml');
+      const collection = r.json.paths['/api/v1/namespaces/{namespace}/configmaps'];
+      expect([
+        collection.get['x-kubernetes-action'],
+        collection.post['x-kubernetes-action'],
+        collection.delete['x-kubernetes-action'],
+      ]).toEqual(['list', 'post', 'deletecollection']);
+      expect(r.json.paths['/api/v1/configmaps'].get.operationId).toBe('listCoreV1ConfigMapForAllNamespaces');
+      expect(
+        r.json.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale'].put[
+          'x-kubernetes-group-version-kind'
+        ],
+      ).toEqual({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
+      expect(r.json.paths['/api/v1/namespaces/{namespace}/pods/{name}/binding'].post).toBeDefined();
+      expect(r.json.paths['/api/v1/nodes/{name}'].get.operationId).toBe('readCoreV1Node');
     });
 
     it('serves the OpenAPI document as gnostic Protobuf for kubectl', async () => {
@@ -228,6 +257,23 @@ describe.each(STORES)('paths on %s', (store) => {
       expect(doc.definitions.additional_properties.map((p) => p.name)).toEqual(
         expect.arrayContaining(['io.platform.api.core.v1.ConfigMap', 'io.platform.api.apps.v1.Deployment']),
       );
+      // kubectl decides a kind supports server-side dry-run from a PATCH operation of its kind with a dryRun
+      // query parameter: that is what it finds here.
+      const paths = (doc as unknown as { paths: { path: { name: string; value: Record<string, unknown> }[] } }).paths
+        .path;
+      const item = paths.find((p) => p.name === '/apis/apps/v1/namespaces/{namespace}/deployments/{name}')?.value as {
+        patch: {
+          vendor_extension: { name: string; value: { yaml: string } }[];
+          parameters: { parameter: { non_body_parameter?: { query_parameter_sub_schema?: { name: string } } } }[];
+        };
+      };
+      const gvk = item.patch.vendor_extension.find((e) => e.name === 'x-kubernetes-group-version-kind');
+      expect(gvk?.value.yaml).toBe('group: apps\nversion: v1\nkind: Deployment\n');
+      expect(
+        item.patch.parameters
+          .map((p) => p.parameter.non_body_parameter?.query_parameter_sub_schema?.name)
+          .filter(Boolean),
+      ).toEqual(['dryRun', 'fieldManager', 'force']);
     });
   });
 
