@@ -97,7 +97,7 @@ describe('NamespaceLifecycle', () => {
 
   it('refuses creates in a terminating namespace, naming the cause', async () => {
     await s.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'dying', finalizers: ['x/y'] } } });
-    expect((await s.request('DELETE', '/api/v1/namespaces/dying')).status).toBe(202);
+    expect((await s.request('DELETE', '/api/v1/namespaces/dying')).status).toBe(200);
     const r = await s.request('POST', '/api/v1/namespaces/dying/configmaps', { body: { metadata: { name: 'x' } } });
     expect(r.status).toBe(403);
     expect(r.json.message).toContain('unable to create new content in namespace dying because it is being terminated');

@@ -75,7 +75,7 @@ describe('namespaces', () => {
   it('stay Terminating until finalize removes the last finalizer', async () => {
     await t.request('POST', NS, { body: { metadata: { name: 'ns-del' } } });
     const del = await t.request('DELETE', `${NS}/ns-del`);
-    expect(del.status).toBe(202);
+    expect(del.status).toBe(200);
     expect(del.json.status.phase).toBe('Terminating');
     expect(del.json.metadata.deletionTimestamp).toBeDefined();
     const still = await t.request('GET', `${NS}/ns-del`);
@@ -285,7 +285,7 @@ describe('services', () => {
     });
     expect(held.status).toBe(201);
     const del = await t.request('DELETE', `${SVCS}/fin`);
-    expect(del.status).toBe(202);
+    expect(del.status).toBe(200);
     const fin = await t.request('PUT', `${SVCS}/fin`, {
       body: { ...del.json, metadata: { ...del.json.metadata, finalizers: [] } },
     });

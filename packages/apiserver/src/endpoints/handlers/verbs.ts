@@ -199,14 +199,18 @@ async function deleteOptions(r: VerbRequest): Promise<DeleteRequest> {
   return { ...rest, dryRun };
 }
 
-/** DELETE of one object: 200 when it is gone, 202 when finalizers or a grace period keep it for now. */
+/**
+ * DELETE of one object. 200, also when finalizers or a grace period keep the object for now; 202 only when it is kept
+ * and the client asked for cascading deletion with `orphanDependents: false` (as Kubernetes answers, which keeps 200
+ * for the other cases so as not to break clients).
+ */
 export async function deleteHandler(r: VerbRequest): Promise<void> {
   const s = r.scope.storage;
   if (!capabilities.deleter(s)) unsupported(r, 'delete');
   const o = await deleteOptions(r);
   await r.scope.admission.admit(r.ctx, 'DELETE', undefined, undefined, r.scope, o.dryRun, r.name);
   const result = await s.delete(r.ctx, r.name, validator(r, 'DELETE', o.dryRun), o);
-  write(r, result.deleted ? 200 : 202, result.object as ApiObject);
+  write(r, !result.deleted && o.orphanDependents === false ? 202 : 200, result.object as ApiObject);
 }
 
 /** DELETE of a collection: the deleted objects, as a list. */
