@@ -19,9 +19,12 @@ import { AlwaysPullImagesPlugin } from './plugins/always-pull-images';
 import { DefaultTolerationSecondsPlugin } from './plugins/default-toleration-seconds';
 import { DenyServiceExternalIPsPlugin } from './plugins/deny-service-external-ips';
 import { EventRateLimitPlugin, parseEventRateLimitConfig } from './plugins/event-rate-limit';
+import { ExtendedResourceTolerationPlugin } from './plugins/extended-resource-toleration';
+import { LimitPodHardAntiAffinityTopologyPlugin } from './plugins/limit-pod-hard-anti-affinity-topology';
 import { nodeMaySetLabel } from './plugins/node-restriction';
 import { parsePodNodeSelectorConfig } from './plugins/pod-node-selector';
 import { quotaCovers, usageOf } from './plugins/resource-quota';
+import { SecurityContextDenyPlugin } from './plugins/security-context-deny';
 import { TaintNodesByConditionPlugin } from './plugins/taint-nodes-by-condition';
 import { ALL_ORDERED_PLUGINS, buildAdmissionChain, DEFAULT_ENABLED_PLUGINS, enabledPlugins } from './registry';
 import { DEFAULT_ADMISSION_SETTINGS } from './server-admission';
@@ -274,8 +277,45 @@ describe('pure plugins', () => {
     ]);
     pod.spec.containers[0]!.imagePullPolicy = 'Never';
     const r = await refusal(p.validate(attrs(pods, 'UPDATE', pod, pod)));
-    expect(r.code).toBe(422);
+    expect(r.code).toBe(403);
     expect(r.message).toContain('spec.containers[0].imagePullPolicy: Unsupported value: "Never"');
+  });
+
+  it('SecurityContextDeny refuses pods that choose their user or SELinux context', async () => {
+    const p = new SecurityContextDenyPlugin();
+    await p.validate(attrs(pods, 'CREATE', { metadata: { name: 'p' }, spec: { containers: [{ name: 'c' }] } }));
+    const r = await refusal(
+      p.validate(
+        attrs(pods, 'CREATE', { metadata: { name: 'p' }, spec: { securityContext: { runAsUser: 0 }, containers: [] } }),
+      ),
+    );
+    expect(r).toEqual({ code: 403, message: 'pods "p" is forbidden: pod.Spec.SecurityContext.RunAsUser is forbidden' });
+  });
+
+  it('LimitPodHardAntiAffinityTopology allows only the hostname topology in required anti-affinity', async () => {
+    const p = new LimitPodHardAntiAffinityTopologyPlugin();
+    const pod = (topologyKey: string): object => ({
+      metadata: { name: 'p' },
+      spec: {
+        containers: [],
+        affinity: {
+          podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: {}, topologyKey }] },
+        },
+      },
+    });
+    await p.validate(attrs(pods, 'CREATE', pod('kubernetes.io/hostname')));
+    expect((await refusal(p.validate(attrs(pods, 'CREATE', pod('topology.kubernetes.io/zone'))))).message).toBe(
+      'pods "p" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey topology.kubernetes.io/zone but only key kubernetes.io/hostname is allowed',
+    );
+  });
+
+  it('ExtendedResourceToleration tolerates the taints of requested extended resources', async () => {
+    const pod = {
+      metadata: { name: 'p' },
+      spec: { containers: [{ name: 'c', resources: { limits: { 'example.com/gpu': '1', cpu: '1' } } }] },
+    } as { spec: { tolerations?: unknown[] } } & object;
+    await new ExtendedResourceTolerationPlugin().admit(attrs(pods, 'CREATE', pod));
+    expect(pod.spec.tolerations).toEqual([{ key: 'example.com/gpu', operator: 'Exists', effect: 'NoSchedule' }]);
   });
 
   it('DenyServiceExternalIPs refuses new external IPs and lets an update keep or drop old ones', async () => {

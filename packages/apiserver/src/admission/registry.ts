@@ -18,6 +18,8 @@ import * as alwaysPullImages from './plugins/always-pull-images';
 import * as defaultTolerationSeconds from './plugins/default-toleration-seconds';
 import * as denyServiceExternalIPs from './plugins/deny-service-external-ips';
 import * as eventRateLimit from './plugins/event-rate-limit';
+import * as extendedResourceToleration from './plugins/extended-resource-toleration';
+import * as limitPodHardAntiAffinityTopology from './plugins/limit-pod-hard-anti-affinity-topology';
 import * as limitRanger from './plugins/limit-ranger';
 import * as namespaceAutoProvision from './plugins/namespace-autoprovision';
 import * as namespaceExists from './plugins/namespace-exists';
@@ -27,6 +29,7 @@ import * as podNodeSelector from './plugins/pod-node-selector';
 import * as podTolerationRestriction from './plugins/pod-toleration-restriction';
 import * as priority from './plugins/priority';
 import * as resourceQuota from './plugins/resource-quota';
+import * as securityContextDeny from './plugins/security-context-deny';
 import * as serviceAccount from './plugins/service-account';
 import * as taintNodesByCondition from './plugins/taint-nodes-by-condition';
 import { mutatingFactory, validatingFactory } from './webhook/plugin';
@@ -99,6 +102,9 @@ const FACTORIES: Record<string, PluginFactory> = {
   DefaultTolerationSeconds: defaultTolerationSeconds.factory,
   DenyServiceExternalIPs: denyServiceExternalIPs.factory,
   EventRateLimit: eventRateLimit.factory,
+  ExtendedResourceToleration: extendedResourceToleration.factory,
+  LimitPodHardAntiAffinityTopology: limitPodHardAntiAffinityTopology.factory,
+  SecurityContextDeny: securityContextDeny.factory,
   LimitRanger: limitRanger.factory,
   NamespaceAutoProvision: namespaceAutoProvision.factory,
   NamespaceExists: namespaceExists.factory,
@@ -116,11 +122,8 @@ const FACTORIES: Record<string, PluginFactory> = {
 
 /** Why a known plugin is not implemented: what it needs that this server does not have yet. */
 export const NOT_IMPLEMENTED: Record<string, string> = {
-  SecurityContextDeny: 'not implemented yet',
-  LimitPodHardAntiAffinityTopology: 'not implemented yet',
   ImagePolicyWebhook: 'not implemented yet (needs its webhook configuration and ImageReview)',
   PodSecurityPolicy: 'the kind PodSecurityPolicy (policy/v1beta1) does not exist yet',
-  ExtendedResourceToleration: 'not implemented yet',
   PersistentVolumeLabel: 'no cloud provider labels volumes',
   DefaultStorageClass: 'the kind StorageClass (storage.platform/v1) does not exist yet',
   StorageObjectInUseProtection:

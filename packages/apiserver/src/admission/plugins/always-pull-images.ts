@@ -1,10 +1,16 @@
 /**
  * AlwaysPullImages: every container of a new or updated pod pulls its image (`imagePullPolicy: Always`), so a pod
- * cannot use an image another tenant's credentials pulled onto the node. Validation refuses any other policy.
+ * cannot use an image another tenant's credentials pulled onto the node. Validation refuses any other policy (403).
  */
-import { field, FieldPath, invalid } from '@platform/api';
+import { field, fieldErrorToString, FieldPath } from '@platform/api';
 
-import { type AdmissionAttributes, type AdmissionPlugin, type Operation, type PluginFactory } from '../interfaces';
+import {
+  type AdmissionAttributes,
+  type AdmissionPlugin,
+  admissionForbidden,
+  type Operation,
+  type PluginFactory,
+} from '../interfaces';
 import { allContainers, isPod, podOf } from './util';
 
 export const NAME = 'AlwaysPullImages';
@@ -42,7 +48,8 @@ export class AlwaysPullImagesPlugin implements AdmissionPlugin {
         }
       }
     }
-    if (errs.length) throw invalid({ group: '', kind: 'Pod' }, a.name, errs);
+    if (errs.length === 1) throw admissionForbidden(a, fieldErrorToString(errs[0] as (typeof errs)[number]));
+    if (errs.length > 1) throw admissionForbidden(a, `[${errs.map((e) => fieldErrorToString(e)).join(', ')}]`);
   }
 }
 
