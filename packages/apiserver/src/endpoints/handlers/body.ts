@@ -34,6 +34,36 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   return body;
 }
 
+/** Whether `value` has at most `limit` nodes (counting stops as soon as it is exceeded). */
+function hasAtMostNodes(value: unknown, limit: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (++count > limit) return false;
+    if (Array.isArray(v)) stack.push(...(v as unknown[]));
+    else if (v !== null && typeof v === 'object') stack.push(...Object.values(v));
+  }
+  return true;
+}
+
+/**
+ * Parses a YAML (or JSON) body. YAML aliases can expand a small body into a huge value (a "billion laughs"
+ * document); a plain document has fewer nodes than bytes, so one that expands beyond that is refused (400).
+ */
+export function loadYaml(body: Buffer, what: string): unknown {
+  let value: unknown;
+  try {
+    value = yaml.load(body.toString('utf8'), { json: true });
+  } catch (err) {
+    throw badRequest(`${what}: ${(err as Error).message.split('\n')[0] ?? ''}`);
+  }
+  if (!hasAtMostNodes(value, 2 * body.length + 16)) {
+    throw badRequest(`${what}: the document expands to too many values (excessive aliasing)`);
+  }
+  return value;
+}
+
 /** Parses a body in a format into a plain value (no schema yet). */
 export function parseBody(body: Buffer, format: Format, s: Serializers): unknown {
   if (body.length === 0) throw badRequest('the request body is empty');
@@ -45,11 +75,7 @@ export function parseBody(body: Buffer, format: Format, s: Serializers): unknown
         throw badRequest(`the body of the request is not valid JSON: ${(err as Error).message}`);
       }
     case 'yaml':
-      try {
-        return yaml.load(body.toString('utf8'), { json: true });
-      } catch (err) {
-        throw badRequest(`the body of the request is not valid YAML: ${(err as Error).message.split('\n')[0] ?? ''}`);
-      }
+      return loadYaml(body, 'the body of the request is not valid YAML');
     case 'protobuf':
       try {
         return s.protobuf.decode(body);

@@ -19,14 +19,13 @@ import {
   notFound,
   StatusError,
 } from '@platform/api';
-import * as yaml from 'js-yaml';
 
 import { capabilities, type Creater, type RequestContext, type Updater } from '../../registry/rest/rest';
 import { dropUnreadableManagedFields, type FieldManager } from '../../patch/apply/field-manager';
 import { isPatchError, jsonPatch, mergePatch, strategicMergePatch } from '../../patch/patch';
 import { negotiatePatch, type PatchType } from '../negotiation/negotiate';
 import { writeObject } from '../responses/writers';
-import { decodeObject, readBody } from './body';
+import { decodeObject, loadYaml, readBody } from './body';
 import { isPretty, parseDryRun, parseFieldManager, type Query } from './options';
 import { fieldManagerOf, trackUpdate, type VerbRequest } from './verbs';
 
@@ -59,34 +58,12 @@ function validatePatchOptions(type: PatchType, fieldManager: string | undefined,
   if (errs.length) throw invalid({ group: 'meta.platform', kind: 'PatchOptions' }, '', errs);
 }
 
-/** Whether `value` has at most `limit` nodes (counting stops as soon as it is exceeded). */
-function hasAtMostNodes(value: unknown, limit: number): boolean {
-  let count = 0;
-  const stack: unknown[] = [value];
-  while (stack.length) {
-    const v = stack.pop();
-    if (++count > limit) return false;
-    if (Array.isArray(v)) stack.push(...(v as unknown[]));
-    else if (v !== null && typeof v === 'object') stack.push(...Object.values(v));
-  }
-  return true;
-}
-
 function parsePatch(type: PatchType, body: Buffer): unknown {
   const text = body.toString('utf8');
   if (type === 'apply') {
-    let value: unknown;
-    try {
-      value = yaml.load(text, { json: true });
-    } catch (err) {
-      throw badRequest(`error decoding YAML: ${(err as Error).message.split('\n')[0] ?? ''}`);
-    }
+    const value = loadYaml(body, 'error decoding YAML');
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw badRequest('error decoding YAML: the apply configuration must be an object');
-    }
-    // YAML aliases can expand a small body into a huge value; a plain document has fewer nodes than bytes.
-    if (!hasAtMostNodes(value, 2 * body.length + 16)) {
-      throw badRequest('error decoding YAML: the document expands to too many values (excessive aliasing)');
     }
     return value;
   }

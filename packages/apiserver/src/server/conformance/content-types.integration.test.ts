@@ -60,6 +60,28 @@ describe.each(STORES)('content types on %s', (store) => {
         { x: '1' },
       ]);
     });
+
+    it('refuses a YAML body whose aliases expand it far beyond its size (400), and stays up', async () => {
+      const t = server();
+      const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+      for (let i = 1; i < 9; i++) {
+        const name = String.fromCharCode(97 + i);
+        levels.push(
+          `${name}: &${name} [${Array(10)
+            .fill(`*${String.fromCharCode(96 + i)}`)
+            .join(', ')}]`,
+        );
+      }
+      const bomb = await t.request('POST', cms, {
+        body: `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\n${levels.join('\n')}\n`,
+        headers: { 'content-type': 'application/yaml' },
+      });
+      expect([bomb.status, bomb.json.message]).toEqual([
+        400,
+        'the body of the request is not valid YAML: the document expands to too many values (excessive aliasing)',
+      ]);
+      expect((await t.request('GET', `${cms}/existing`)).status).toBe(200);
+    });
   });
 
   describe('Protobuf', () => {
