@@ -14,6 +14,7 @@ import { AdmissionChain, attributesFor } from './chain';
 import { parseAdmissionConfig, readAdmissionConfigFile } from './config';
 import { type AdmissionAttributes, type AdmissionPlugin, type PluginInitContext } from './interfaces';
 import { type InternalClient } from './internal-client';
+import { AlwaysAdmitPlugin } from './plugins/always-admit';
 import { AlwaysDenyPlugin } from './plugins/always-deny';
 import { AlwaysPullImagesPlugin } from './plugins/always-pull-images';
 import { DefaultTolerationSecondsPlugin } from './plugins/default-toleration-seconds';
@@ -217,6 +218,13 @@ describe('the chain', () => {
     const scope = { kind: configMaps, resourceKind: configMaps, resource: 'configmaps', subresource: '' };
     await chain.admit({ namespace: 'ns', now: () => 0 }, 'CREATE', { metadata: {} }, undefined, scope as never, false);
     expect(log).toEqual(['admit:hooks', 'admit:later', 'reinvoke:hooks']);
+  });
+
+  it('AlwaysAdmit admits everything', async () => {
+    const p = new AlwaysAdmitPlugin();
+    await p.admit();
+    await p.validate();
+    expect(p.handles()).toBe(true);
   });
 
   it('AlwaysDeny refuses with 403', async () => {
