@@ -253,6 +253,14 @@ export class ResourceQuotaPlugin implements AdmissionPlugin {
       }
     }
     if (delta.size === 0) return;
+    // Writes no quota limits are not queued: only charges of one namespace wait for each other.
+    const quotas = (await this.client.list(QUOTAS, a.namespace)) as ResourceQuota[];
+    const limited = quotas.some(
+      (q) =>
+        quotaCovers(q, gr, a.object as ApiObject) &&
+        Object.keys(q.spec?.hard ?? {}).some((k) => delta.has(k) || k in CONTAINER_RESOURCES),
+    );
+    if (!limited) return;
     await this.queue.run(a.namespace, () => this.checkAndCharge(a, gr, delta));
   }
 
