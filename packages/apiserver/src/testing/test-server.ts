@@ -70,6 +70,8 @@ export interface TestServerOptions {
    * Each server gets its own `--store-prefix` on it, so servers never see each other's objects.
    */
   etcd?: EtcdCluster;
+  /** Headers of the readiness probe: credentials, for a server that refuses anonymous requests. */
+  readyzHeaders?: Record<string, string>;
 }
 
 /** How long a test server may take to become ready (a busy CI machine is slow; a broken server never is). */
@@ -226,10 +228,12 @@ export async function startTestServer(
   // Ready once the post-start hooks (watch caches, bootstrap namespaces) are done. A server that never gets there
   // fails the start (with what /readyz says), rather than letting tests run against half a server.
   for (const deadline = Date.now() + READY_TIMEOUT_MS; ;) {
-    const r = await request('GET', '/readyz');
+    const r = await request('GET', '/readyz', { headers: options.readyzHeaders ?? {} });
     if (r.status === 200) break;
     if (Date.now() > deadline) {
-      const verbose = await request('GET', '/readyz?verbose').catch(() => undefined);
+      const verbose = await request('GET', '/readyz?verbose', { headers: options.readyzHeaders ?? {} }).catch(
+        () => undefined,
+      );
       await server.shutdown().catch(() => {});
       await cleanup();
       throw new Error(`the test server was not ready in ${READY_TIMEOUT_MS} ms:\n${verbose?.text ?? ''}`);

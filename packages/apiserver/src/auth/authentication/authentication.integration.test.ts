@@ -18,7 +18,7 @@ import { parseTokenFile } from './token-file';
 import { signLegacyToken } from './service-account';
 import { testCA, type TestCert } from './testing/pki';
 
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 const ISSUER = 'https://issuer.example';
 const ADMIN = 'admin-token';
@@ -137,6 +137,7 @@ describe('authentication over HTTPS', () => {
   let webhookServer: { server: Server; url: string };
   let webhookCalls = 0;
   let config: AuthenticationConfig;
+  const started: TestServer[] = [];
 
   beforeAll(async () => {
     clientCA = await testCA('client-ca');
@@ -172,6 +173,9 @@ describe('authentication over HTTPS', () => {
     webhookServer = await httpsServer(oidcCert, (_path, body) => {
       webhookCalls++;
       const review = JSON.parse(body) as { apiVersion: string; spec: { token: string } };
+      if (review.spec.token === 'webhook-garbage') return { status: 200, body: 'this is not JSON {' };
+      if (review.spec.token === 'webhook-500') return { status: 500, body: { message: 'broken' } };
+      if (review.spec.token === 'webhook-wrong-kind') return { status: 200, body: { kind: 'Status' } };
       const ok = review.spec.token === 'webhook-good';
       return {
         status: 200,
@@ -228,10 +232,16 @@ describe('authentication over HTTPS', () => {
         c.serving.clientCA = auth.clientCAPem()!;
         c.security = { authorizer };
       };
-    [ts, strict] = await Promise.all([
-      startTestServer(configure(true, authz)),
-      startTestServer(configure(false, strictAuthz)),
-    ]);
+    // Each server is remembered as soon as it runs, so afterAll stops it even when this hook fails half-way.
+    const start = async (anonymous: boolean, authorizer: Authorizer): Promise<TestServer> => {
+      const s = await startTestServer({
+        configure: configure(anonymous, authorizer),
+        readyzHeaders: { authorization: `Bearer ${ADMIN}` },
+      });
+      started.push(s);
+      return s;
+    };
+    [ts, strict] = await Promise.all([start(true, authz), start(false, strictAuthz)]);
     // Objects the service account and bootstrap token methods read.
     for (const s of [ts, strict]) {
       const admin = { token: ADMIN };
@@ -261,7 +271,7 @@ describe('authentication over HTTPS', () => {
   });
 
   afterAll(async () => {
-    await Promise.all([ts?.stop(), strict?.stop()]);
+    await Promise.all(started.map((s) => s.stop()));
     agent.destroy();
     oidcServer?.server.close();
     webhookServer?.server.close();
@@ -650,6 +660,16 @@ describe('authentication over HTTPS', () => {
       expect(await whoami(ts, authz, { token: 'webhook-bad' })).toBeUndefined();
       expect(await whoami(ts, authz, { token: 'webhook-bad' })).toBeUndefined();
       expect(webhookCalls - before).toBe(2);
+    });
+
+    it('a webhook answering garbage, an error or another kind: 401, not cached', async () => {
+      const before = webhookCalls;
+      for (const token of ['webhook-garbage', 'webhook-500', 'webhook-wrong-kind']) {
+        expect(await whoami(ts, authz, { token })).toBeUndefined();
+        expect(await whoami(ts, authz, { token })).toBeUndefined();
+      }
+      expect(webhookCalls - before).toBe(6);
+      expect(ts.errors).toEqual([]);
     });
   });
 
