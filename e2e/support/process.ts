@@ -48,7 +48,8 @@ export function get(
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       url,
-      { method: o.method ?? 'GET', ...(ca ? { ca } : { rejectUnauthorized: false }), headers: o.headers },
+      // A connection per request: a pooled one may have been closed by the server between tests.
+      { method: o.method ?? 'GET', ...(ca ? { ca } : { rejectUnauthorized: false }), headers: o.headers, agent: false },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
