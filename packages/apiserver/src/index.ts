@@ -20,7 +20,7 @@ export function referencePages(): ReferencePage[] {
       intro: [
         'The API server validates and configures data for the API objects and serves the REST operations of Document 1; every other component works through it.',
         '',
-        'Options of features not implemented yet exist with their defaults: security options (authentication, authorization, admission, audit, transport) reject any other value with "not supported yet"; inert options are accepted and named in a warning at start.',
+        'Options of features not implemented yet exist with their defaults: those that change whom the server trusts or talks to (egress selection, aggregator routing, node agent client certificates, cloud providers) reject any other value with "not supported yet"; inert options are accepted and named in a warning at start.',
       ].join('\n'),
       sections: () => describeFlags(apiServerCommand().cmd),
     },

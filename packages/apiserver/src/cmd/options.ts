@@ -568,12 +568,13 @@ const empty = (raw: string): boolean => raw === '';
 const isFalse = (raw: string): boolean => raw === 'false' || raw === '0';
 
 /**
- * Authentication, authorization, admission, audit and transport options of Document 2: defined with their
- * defaults; any other value is rejected as not supported yet (they arrive with the security issue).
+ * Options of Document 2 for features this server does not have yet (egress selection, aggregator routing, node
+ * agent client certificates, cloud providers): defined with their defaults; any other value is rejected as not
+ * supported yet, since each of them changes whom the server trusts or talks to.
  */
 export class SecurityOptions extends OptionGroupBase<ApiServerFlagsConfig> {
   constructor() {
-    super('Security (not supported yet)');
+    super('Not supported yet');
   }
 
   protected flagDefs(): FlagDef[] {
