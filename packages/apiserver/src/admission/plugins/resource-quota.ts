@@ -229,10 +229,36 @@ class KeyedQueue {
 }
 
 /** The ResourceQuota plugin. */
+/** How long a live lookup that found no quotas is trusted, and how many such namespaces are remembered. */
+const LIVE_LOOKUP_TTL_MS = 30_000;
+const LIVE_LOOKUP_ENTRIES = 4096;
+
 export class ResourceQuotaPlugin implements AdmissionPlugin {
   readonly name = NAME;
   private readonly queue = new KeyedQueue();
-  constructor(private readonly client: InternalClient) {}
+  /** Namespaces a live lookup found without quotas, until when that is trusted (Kubernetes' live-lookup cache). */
+  private readonly noQuotasUntil = new Map<string, number>();
+  constructor(
+    private readonly client: InternalClient,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * The quotas of a namespace, from the watch cache (as Kubernetes reads its quota informer). When the cache has
+   * none, the store is asked (a quota created a moment ago may not be in the cache yet), and an empty answer is
+   * trusted for 30 s, so writes in namespaces without quotas cost no store round trip.
+   */
+  private async quotasOf(namespace: string): Promise<ResourceQuota[]> {
+    const cached = (await this.client.list(QUOTAS, namespace, { cached: true })) as ResourceQuota[];
+    if (cached.length > 0) return cached;
+    if ((this.noQuotasUntil.get(namespace) ?? 0) > this.now()) return [];
+    const live = (await this.client.list(QUOTAS, namespace)) as ResourceQuota[];
+    if (live.length === 0) {
+      if (this.noQuotasUntil.size >= LIVE_LOOKUP_ENTRIES) this.noQuotasUntil.clear();
+      this.noQuotasUntil.set(namespace, this.now() + LIVE_LOOKUP_TTL_MS);
+    }
+    return live;
+  }
 
   handles(op: Operation): boolean {
     return op === 'CREATE' || op === 'UPDATE';
@@ -253,8 +279,9 @@ export class ResourceQuotaPlugin implements AdmissionPlugin {
       }
     }
     if (delta.size === 0) return;
-    // Writes no quota limits are not queued: only charges of one namespace wait for each other.
-    const quotas = (await this.client.list(QUOTAS, a.namespace)) as ResourceQuota[];
+    // Writes no quota limits are not queued: only charges of one namespace wait for each other. The charge itself
+    // reads and swaps the quota consistently.
+    const quotas = await this.quotasOf(a.namespace);
     const limited = quotas.some(
       (q) =>
         quotaCovers(q, gr, a.object as ApiObject) &&
