@@ -76,6 +76,7 @@ import { StoreFactory } from '../storage/factory';
 import { Compactor, startStorageMetricsPolling } from '../storage/maintenance';
 import { DEFAULT_STORAGE_CONFIG, type StorageConfig } from '../storage/options';
 import { type Storage, StoreStorage } from '../storage/storage';
+import { authenticationInfoData } from './bootstrap/authentication-info';
 import { type Bootstrap, type BootstrapConfig, installBootstrap } from './bootstrap/bootstrap';
 import { resolveResourceConfig, servedResources } from './resource-config';
 
@@ -584,6 +585,7 @@ export class ApiServer {
       now: this.now,
       log: this.config.logger,
       config: this.config.bootstrap,
+      authenticationInfo: authenticationInfoData(this.config.authentication?.config),
     });
     // --store-compaction-interval: each store is compacted to the revision it had one interval before.
     const compactors = stores.map(

@@ -63,6 +63,7 @@ describe('bootstrap on one server', () => {
       'poststarthook/bootstrap-controller',
       'poststarthook/rbac/bootstrap-roles',
       'poststarthook/scheduling/bootstrap-system-priority-classes',
+      'poststarthook/start-cluster-authentication-info-controller',
     ];
     // Other post-start hooks (of other features) may sit between these; the order of these is Kubernetes'.
     const ours = (lines: string[]): string[] =>
@@ -75,6 +76,9 @@ describe('bootstrap on one server', () => {
     expect(readyz.status).toBe(200);
     const readyzChecks = readyz.text.split('\n').filter((l) => l.startsWith('[+]'));
     expect(ours(readyzChecks)).toEqual(['ping', 'log', 'store', ...hooks, 'shutdown'].map((n) => `[+]${n} ok`));
+    // The hook published how this server authenticates clients (no client CA or front proxy here: no keys).
+    const info = await s.request('GET', '/api/v1/namespaces/system/configmaps/extension-apiserver-authentication');
+    expect([info.status, info.json.data ?? {}]).toEqual([200, {}]);
     for (const name of ['log', 'poststarthook/rbac/bootstrap-roles']) {
       const one = await s.request('GET', `/livez/${name}`);
       expect([one.status, one.text]).toEqual([200, 'ok']);

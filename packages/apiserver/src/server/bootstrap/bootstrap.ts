@@ -5,7 +5,9 @@
  *   (`controller.ts`, `endpoint-reconciler.ts`), and the repair of the service allocations, kept current by a loop;
  *   a pre-shutdown hook takes this server out of the Endpoints;
  * - `poststarthook/rbac/bootstrap-roles`: the default RBAC policy (`rbac.ts`, `rbac-policy.ts`);
- * - `poststarthook/scheduling/bootstrap-system-priority-classes`: the system priority classes.
+ * - `poststarthook/scheduling/bootstrap-system-priority-classes`: the system priority classes;
+ * - `poststarthook/start-cluster-authentication-info-controller`: the `extension-apiserver-authentication`
+ *   ConfigMap (`authentication-info.ts`).
  *
  * Each hook retries until its first pass succeeds (the store may be slow to answer at start); its check fails
  * ("not finished") until then.
@@ -24,7 +26,8 @@ import {
   LeaseEndpointReconciler,
   MasterCountEndpointReconciler,
 } from './endpoint-reconciler';
-import { retryUntilDone, type StoreLookup } from './objects';
+import { ensureAuthenticationInfo } from './authentication-info';
+import { retryUntilDone, sleep, type StoreLookup } from './objects';
 import { ensureSystemPriorityClasses } from './priority-classes';
 import { RbacBootstrap, rbacStores } from './rbac';
 
@@ -59,6 +62,8 @@ export interface BootstrapDeps {
   now: () => number;
   log: Logger;
   config: BootstrapConfig | undefined;
+  /** The data of the `extension-apiserver-authentication` ConfigMap (see authentication-info.ts). */
+  authenticationInfo?: Record<string, string>;
 }
 
 /** The installed bootstrap, for operations and tests. */
@@ -156,6 +161,24 @@ export function installBootstrap(d: BootstrapDeps): Bootstrap {
         (err) => d.log.warn('Creating the system priority classes failed; retrying', { err }),
       ),
     );
+  }
+  if (d.lookup('', 'configmaps')) {
+    const publish = (): Promise<void> => ensureAuthenticationInfo(d.lookup, d.now, d.authenticationInfo ?? {});
+    secure.addPostStartHook('start-cluster-authentication-info-controller', async (signal) => {
+      await retryUntilDone(publish, signal, retryMs, (err) =>
+        d.log.warn('Publishing the authentication information failed; retrying', { err }),
+      );
+      // Kept so: what was changed or deleted is put back at the next pass.
+      void (async () => {
+        while (!signal.aborted) {
+          await sleep(c.intervalMs ?? DEFAULT_BOOTSTRAP_INTERVAL_MS, signal);
+          if (signal.aborted) return;
+          await publish().catch((err: unknown) =>
+            d.log.warn('Publishing the authentication information failed; will retry', { err }),
+          );
+        }
+      })();
+    });
   }
   secure.addPreShutdownHook('bootstrap-controller', () => controller.stop());
   return { controller, rbac };
