@@ -8,7 +8,8 @@
  * embedded store; the clients (this process) send GETs from 32 concurrent keep-alive HTTPS connections: half by a
  * user allowed by an RBAC binding to the `view` ClusterRole (a ConfigMap), half by the node agent `system:node:n1`
  * (its Node, through the Node authorizer). Runs alternate between the two servers and the best of each is kept.
- * Figures are printed, never asserted. BENCH_GETS sets the GETs per run (default 20000); BENCH_BREAKDOWN=1 also
+ * Figures are printed, never asserted. BENCH_SERVER_NODE_ARGS adds options to the servers' Node (profiling).
+ * BENCH_GETS sets the GETs per run (default 20000); BENCH_BREAKDOWN=1 also
  * measures RBAC/Node alone and audit alone.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -127,7 +128,9 @@ async function startServer(dir: string, extra: string[]): Promise<ServerProcess>
         '--',
         ...args,
       ];
-  const child = spawn(process.execPath, nodeArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // BENCH_SERVER_NODE_ARGS: options of the server's Node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeOptions = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeOptions, ...nodeArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => {
     stderr = (stderr + c.toString('utf8')).slice(-4000);
