@@ -76,6 +76,28 @@ describe('audit backends', () => {
     expect(sink.batches.every((batch) => batch.length <= 3)).toBe(true);
   });
 
+  it('batch mode hands everything queued to a sink that takes several batches at once, in order', async () => {
+    const calls: AuditEvent[][][] = [];
+    const sink: AuditBackend = {
+      processEvents: () => {
+        throw new Error('not used: the sink takes batches');
+      },
+      processBatches: async (batches) => {
+        calls.push(batches);
+        return true;
+      },
+      shutdown: async () => {},
+    };
+    const b = modeBackend('log', sink, 'batch', batchConfig, testLogger());
+    for (let i = 0; i < 10; i++) b.processEvents([event(String(i))]);
+    await b.shutdown();
+    const batches = calls.flat();
+    expect(batches.flat().map((e) => e.auditID)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    expect(batches.every((batch) => batch.length <= 3)).toBe(true);
+    // Queued together, they went out in fewer calls than batches.
+    expect(calls.length).toBeLessThan(batches.length);
+  });
+
   it('batch mode waits up to the maximum wait to fill a batch', async () => {
     const sink = recorder();
     const b = modeBackend(

@@ -23,6 +23,11 @@ export interface AuditBackend {
    * rejects. The events must not be changed afterwards.
    */
   processEvents(events: AuditEvent[]): boolean | Promise<boolean>;
+  /**
+   * Stores several batches at once, in order, as `processEvents` would one after the other (optional: a sink whose
+   * batches cost nothing apart, like the log file, takes them in one write).
+   */
+  processBatches?(batches: AuditEvent[][]): boolean | Promise<boolean>;
   /** Stops accepting events and stores what is queued. */
   shutdown(): Promise<void>;
 }
@@ -187,15 +192,28 @@ class BufferedBackend implements AuditBackend {
       }
       // Everything queued goes out now, in batches of at most the maximum size. Batches go out concurrently (a slow
       // webhook does not hold the queue), as Kubernetes sends them.
+      if (!this.throttle && this.sink.processBatches && !(this.c.maxBatchWaitMs > 0)) {
+        // A sink that takes several batches at once (the log file): everything queued in one call.
+        const batches: AuditEvent[][] = [];
+        while (this.length > 0) batches.push(this.take(this.c.maxBatchSize));
+        this.send(this.sink.processBatches(batches));
+        continue;
+      }
       while (this.length > 0) {
         const batch = this.take(this.c.maxBatchSize);
         if (this.throttle) await this.throttle.take(signal);
-        const p = Promise.resolve(this.sink.processEvents(batch)).catch(() => false);
-        this.inflight.add(p);
-        void p.finally(() => this.inflight.delete(p));
+        this.send(this.sink.processEvents(batch));
         if (this.c.maxBatchWaitMs > 0 && this.length < this.c.maxBatchSize && !signal.aborted) break;
       }
     }
+  }
+
+  /** Tracks a delivery until it settles (shutdown waits for them). */
+  private send(r: boolean | Promise<boolean>): void {
+    if (typeof r === 'boolean') return;
+    const p = r.catch(() => false);
+    this.inflight.add(p);
+    void p.finally(() => this.inflight.delete(p));
   }
 
   async shutdown(): Promise<void> {

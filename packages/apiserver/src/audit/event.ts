@@ -16,9 +16,18 @@ export function preciseNow(): number {
 export function microTime(ms: number): string {
   const whole = Math.floor(ms);
   const micros = Math.min(999, Math.floor((ms - whole) * 1000));
-  const iso = new Date(whole).toISOString(); // ...T10:00:00.123Z
-  return `${iso.slice(0, -1)}${String(micros).padStart(3, '0')}Z`;
+  // Two events of a request, and the requests of one second, share the text up to the seconds.
+  const second = Math.floor(whole / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastSecondText = new Date(second * 1000).toISOString().slice(0, 20); // ...T10:00:00.
+  }
+  const millis = whole - second * 1000;
+  return `${lastSecondText}${String(millis).padStart(3, '0')}${String(micros).padStart(3, '0')}Z`;
 }
+
+let lastSecond = NaN;
+let lastSecondText = '';
 
 function normalizeIP(ip: string): string {
   return ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;

@@ -52,6 +52,12 @@ describe('audit log', () => {
 
   it('formats time stamps with microseconds and lists source IPs as Kubernetes does', () => {
     expect(microTime(Date.UTC(2021, 3, 1, 10, 0, 0, 123) + 0.4567)).toBe('2021-04-01T10:00:00.123456Z');
+    // The text up to the seconds is reused within a second, and recomputed across seconds, days and years.
+    expect(microTime(Date.UTC(2021, 3, 1, 10, 0, 0, 999) + 0.5)).toBe('2021-04-01T10:00:00.999500Z');
+    expect(microTime(Date.UTC(2021, 3, 1, 10, 0, 1, 7))).toBe('2021-04-01T10:00:01.007000Z');
+    expect(microTime(Date.UTC(2021, 11, 31, 23, 59, 59, 999) + 0.999)).toBe('2021-12-31T23:59:59.999999Z');
+    expect(microTime(Date.UTC(2022, 0, 1, 0, 0, 0, 0))).toBe('2022-01-01T00:00:00.000000Z');
+    expect(microTime(Date.UTC(2021, 3, 1, 10, 0, 0, 42))).toBe('2021-04-01T10:00:00.042000Z');
     const req = {
       headers: { 'x-forwarded-for': '10.0.0.1, junk, 10.0.0.2', 'x-real-ip': '10.0.0.1' },
       socket: { remoteAddress: '::ffff:127.0.0.1' },

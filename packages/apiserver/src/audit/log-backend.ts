@@ -19,6 +19,7 @@ import { type Logger } from '@platform/common';
 
 import { type AuditBackend } from './backend';
 import { inVersion, legacyLine } from './event';
+import { type AuditEvent } from './types';
 
 /** `--audit-log-format`. */
 export type LogFormat = 'json' | 'legacy';
@@ -238,19 +239,29 @@ export class RotatingFile implements LogOutput {
 
 /** The log sink over an output. */
 export function logBackend(out: LogOutput, format: LogFormat, apiVersion: string, log: Logger): AuditBackend {
+  const write = async (count: number, text: string): Promise<boolean> => {
+    try {
+      await out.write(text);
+      return true;
+    } catch (err) {
+      log.error('Unable to write audit events to the log', { err, events: count });
+      return false;
+    }
+  };
+  const lines = (events: AuditEvent[]): string => {
+    let text = '';
+    for (const ev of events)
+      text += format === 'legacy' ? `${legacyLine(ev)}\n` : `${JSON.stringify(inVersion(ev, apiVersion))}\n`;
+    return text;
+  };
   return {
-    async processEvents(events) {
-      let text = '';
-      for (const ev of events)
-        text += format === 'legacy' ? `${legacyLine(ev)}\n` : `${JSON.stringify(inVersion(ev, apiVersion))}\n`;
-      try {
-        await out.write(text);
-        return true;
-      } catch (err) {
-        log.error('Unable to write audit events to the log', { err, events: events.length });
-        return false;
-      }
-    },
+    processEvents: (events) => write(events.length, lines(events)),
+    // Batches of a file are lines one after the other: several go out in one write.
+    processBatches: (batches) =>
+      write(
+        batches.reduce((n, b) => n + b.length, 0),
+        batches.map(lines).join(''),
+      ),
     shutdown: () => out.close(),
   };
 }
