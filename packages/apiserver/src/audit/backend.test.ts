@@ -89,7 +89,7 @@ describe('audit backends', () => {
       shutdown: async () => {},
     };
     const b = modeBackend('log', sink, 'batch', batchConfig, testLogger());
-    for (let i = 0; i < 10; i++) b.processEvents([event(String(i))]);
+    for (let i = 0; i < 10; i++) void b.processEvents([event(String(i))]);
     await b.shutdown();
     const batches = calls.flat();
     expect(batches.flat().map((e) => e.auditID)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
