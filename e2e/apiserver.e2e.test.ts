@@ -72,7 +72,7 @@ it('serves on a real etcd', async () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(created.status).toBe(201);
-    const list = await get(`${server.url}/api/v1/configmaps`, server.ca());
+    const list = await get(`${server.url}/api/v1/namespaces/default/configmaps`, server.ca());
     expect(JSON.parse(list.text).items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['kept']);
     expect(await server.stop()).toBe(0);
   } finally {
