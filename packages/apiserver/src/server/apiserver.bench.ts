@@ -12,16 +12,16 @@
  * server's peak RSS once 10k ConfigMaps are stored. Figures are printed with the targets of issue 4 beside them,
  * never asserted. Sizes can be lowered for a quick run with BENCH_CREATES / BENCH_GETS.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 
 import { Etcd3Store } from '../storage/etcd3/etcd3-store';
 import { type Store } from '../storage/interface';
 import { SqliteStore } from '../storage/sqlite/sqlite-store';
 import { freePort, startEtcd, type EtcdCluster } from '../storage/testing/etcd';
+import { BenchClient, type ServerProcess, startServerProcess, step } from '../testing/bench-server';
 
 const CONCURRENCY = 32;
 /** ConfigMaps created by each of the two measured create runs (the first fills the listed namespace). */
@@ -42,59 +42,6 @@ function configMap(namespace: string, name: string): Record<string, unknown> {
   };
 }
 
-/** A response: status and body (the body is parsed by the caller when it needs to). */
-interface Response {
-  status: number;
-  body: Buffer;
-}
-
-/** An HTTPS client of the server with a keep-alive agent of `sockets` connections. */
-class Client {
-  readonly agent: Agent;
-  constructor(
-    readonly url: string,
-    readonly ca: string,
-    sockets: number,
-  ) {
-    this.agent = new Agent({ keepAlive: true, maxSockets: sockets, ca });
-  }
-
-  request(method: string, path: string, body?: unknown): Promise<Response> {
-    return new Promise((resolvePromise, reject) => {
-      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const req = httpsRequest(
-        `${this.url}${path}`,
-        {
-          method,
-          agent: this.agent,
-          headers: payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {},
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
-
-  /** `request`, failing unless the status is `want`. */
-  async expect(want: number, method: string, path: string, body?: unknown): Promise<Response> {
-    const r = await this.request(method, path, body);
-    if (r.status !== want) {
-      throw new Error(`${method} ${path}: ${r.status}, want ${want}: ${r.body.toString('utf8').slice(0, 400)}`);
-    }
-    return r;
-  }
-
-  close(): void {
-    this.agent.destroy();
-  }
-}
-
 /** Runs `op(i)` for i in [0, n) with `concurrency` workers; returns ops/s. */
 async function rate(n: number, concurrency: number, op: (i: number) => Promise<unknown>): Promise<number> {
   let next = 0;
@@ -105,12 +52,6 @@ async function rate(n: number, concurrency: number, op: (i: number) => Promise<u
     }),
   );
   return n / ((performance.now() - t) / 1000);
-}
-
-const started = performance.now();
-/** Progress on stderr, so that a slow step shows where it is. */
-function step(what: string): void {
-  process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(1)}s] ${what}\n`);
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -125,18 +66,6 @@ function median(xs: number[]): number {
   );
 }
 
-/** The API server in a child process. */
-interface ServerProcess {
-  child: ChildProcess;
-  url: string;
-  ca: string;
-  /** Peak and current resident set size of the child, from /proc/<pid>/status, in MiB. */
-  memory(): { peakMiB: number; currentMiB: number };
-  stop(): Promise<void>;
-}
-
-const packageRoot = resolve(__dirname, '..', '..');
-
 async function startServer(dir: string, storeServers: string): Promise<ServerProcess> {
   const port = await freePort();
   const certDir = join(dir, 'pki');
@@ -148,67 +77,7 @@ async function startServer(dir: string, storeServers: string): Promise<ServerPro
     '--endpoint-reconciler-type=none',
     '--enable-priority-and-fairness=false',
   ];
-  // Compiled: the command itself. From sources: main.ts through the TypeScript hook the SQLite writer also uses, with
-  // the heap setting of the command (bin/platform-apiserver).
-  const compiled = __filename.endsWith('.js');
-  const nodeArgs = compiled
-    ? [join(packageRoot, 'bin', 'platform-apiserver'), ...args]
-    : [
-        '-r',
-        join(packageRoot, 'src', 'storage', 'testing', 'ts-register.js'),
-        '-e',
-        `require('node:v8').setFlagsFromString('--heap-growing-percent=50');` +
-          `require(${JSON.stringify(join(packageRoot, 'src', 'cmd', 'main.ts'))}).main(process.argv.slice(1)).then((c) => process.exit(c))`,
-        '--',
-        ...args,
-      ];
-  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ') ?? []), ...nodeArgs], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => {
-    stderr = (stderr + c.toString('utf8')).slice(-4000);
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const url = `https://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  let ca = '';
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the API server exited with ${child.exitCode}: ${stderr}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the API server did not become ready within 60s: ${stderr}`);
-    }
-    const crt = join(certDir, 'apiserver.crt');
-    if (!ca && existsSync(crt)) ca = readFileSync(crt, 'utf8');
-    if (ca) {
-      const probe = new Client(url, ca, 1);
-      const ok = await probe.request('GET', '/readyz').then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      probe.close();
-      if (ok) break;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const memory = (): { peakMiB: number; currentMiB: number } => {
-    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-    return { peakMiB: kb('VmHWM') / 1024, currentMiB: kb('VmRSS') / 1024 };
-  };
-  return {
-    child,
-    url,
-    ca,
-    memory,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killer);
-    },
-  };
+  return startServerProcess({ args, port, certDir, readyTimeoutMs: 60_000 });
 }
 
 /** The figures of one store. */
@@ -250,7 +119,7 @@ async function timeRuns(runs: number, f: () => Promise<void>): Promise<{ best: n
 }
 
 /** Opens WATCHERS watches on the ConfigMaps of `namespace`, then writes and times each event's arrival. */
-async function fanout(server: ServerProcess, client: Client, namespace: string): Promise<Figures['fanout']> {
+async function fanout(server: ServerProcess, client: BenchClient, namespace: string): Promise<Figures['fanout']> {
   await client.expect(201, 'POST', `/api/v1/namespaces/${namespace}/configmaps`, configMap(namespace, 'fan'));
   const rv = JSON.parse(
     (await client.expect(200, 'GET', `/api/v1/namespaces/${namespace}/configmaps?limit=1`)).body.toString('utf8'),
@@ -330,7 +199,7 @@ async function benchStore(storeName: string, dir: string, serverStore: string, r
   await raw.close();
   step(`${storeName}: starting the API server`);
   const server = await startServer(dir, serverStore);
-  const client = new Client(server.url, server.ca, CONCURRENCY);
+  const client = new BenchClient(server.url, server.ca, CONCURRENCY);
   try {
     for (const ns of ['bench', 'bench2', 'fanout', 'warmup']) {
       await client.expect(201, 'POST', '/api/v1/namespaces', {

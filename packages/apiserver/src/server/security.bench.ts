@@ -12,13 +12,12 @@
  * BENCH_GETS sets the GETs per run (default 20000); BENCH_BREAKDOWN=1 also
  * measures RBAC/Node alone and audit alone.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request as httpsRequest } from 'node:https';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 
 import { freePort } from '../storage/testing/etcd';
+import { BenchClient, type ServerProcess, startServerProcess, step } from '../testing/bench-server';
 
 const CONCURRENCY = 32;
 const GETS = Number(process.env.BENCH_GETS ?? 20000);
@@ -36,73 +35,6 @@ rules:
   - level: Metadata
 `;
 
-interface Response {
-  status: number;
-  body: Buffer;
-}
-
-/** An HTTPS client with a keep-alive agent. */
-class Client {
-  readonly agent: Agent;
-  constructor(
-    readonly url: string,
-    ca: string,
-    sockets: number,
-  ) {
-    this.agent = new Agent({ keepAlive: true, maxSockets: sockets, ca });
-  }
-
-  request(method: string, path: string, token: string, body?: unknown): Promise<Response> {
-    return new Promise((resolvePromise, reject) => {
-      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const req = httpsRequest(
-        `${this.url}${path}`,
-        {
-          method,
-          agent: this.agent,
-          headers: {
-            authorization: `Bearer ${token}`,
-            ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
-
-  async expect(want: number, method: string, path: string, token: string, body?: unknown): Promise<Response> {
-    const r = await this.request(method, path, token, body);
-    if (r.status !== want)
-      throw new Error(`${method} ${path}: ${r.status}, want ${want}: ${r.body.toString('utf8').slice(0, 400)}`);
-    return r;
-  }
-
-  close(): void {
-    this.agent.destroy();
-  }
-}
-
-const started = performance.now();
-function step(what: string): void {
-  process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(1)}s] ${what}\n`);
-}
-
-const packageRoot = resolve(__dirname, '..', '..');
-
-interface ServerProcess {
-  child: ChildProcess;
-  url: string;
-  ca: string;
-  stop(): Promise<void>;
-}
-
 async function startServer(dir: string, extra: string[]): Promise<ServerProcess> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
@@ -117,74 +49,23 @@ async function startServer(dir: string, extra: string[]): Promise<ServerProcess>
     `--token-auth-file=${join(dir, '..', 'tokens.csv')}`,
     ...extra,
   ];
-  const compiled = __filename.endsWith('.js');
-  const nodeArgs = compiled
-    ? [join(packageRoot, 'bin', 'platform-apiserver'), ...args]
-    : [
-        '-r',
-        join(packageRoot, 'src', 'storage', 'testing', 'ts-register.js'),
-        '-e',
-        `require(${JSON.stringify(join(packageRoot, 'src', 'cmd', 'main.ts'))}).main(process.argv.slice(1)).then((c) => process.exit(c))`,
-        '--',
-        ...args,
-      ];
-  // BENCH_SERVER_NODE_ARGS: options of the server's Node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
-  const nodeOptions = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeOptions, ...nodeArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => {
-    stderr = (stderr + c.toString('utf8')).slice(-4000);
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const url = `https://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
-  let ca = '';
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the API server exited with ${child.exitCode}: ${stderr}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the API server did not become ready within 90s: ${stderr}`);
-    }
-    const crt = join(certDir, 'apiserver.crt');
-    if (!ca && existsSync(crt)) ca = readFileSync(crt, 'utf8');
-    if (ca) {
-      const probe = new Client(url, ca, 1);
-      const ok = await probe.request('GET', '/readyz', 'admin-token').then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      probe.close();
-      if (ok) break;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    child,
-    url,
-    ca,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killer);
-    },
-  };
+  return startServerProcess({ args, port, certDir, readyTimeoutMs: 90_000, readyToken: 'admin-token' });
 }
 
 /** Objects the GETs read, and the RBAC binding of the reader (the Node authorizer needs none). */
-async function prepare(c: Client): Promise<void> {
-  await c.expect(201, 'POST', '/api/v1/namespaces/default/configmaps', 'admin-token', {
+async function prepare(c: BenchClient): Promise<void> {
+  await c.as('admin-token').expect(201, 'POST', '/api/v1/namespaces/default/configmaps', {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: 'cm-0' },
     data: { 'config.yaml': `padding: ${'x'.repeat(400)}\n` },
   });
-  await c.expect(201, 'POST', '/api/v1/nodes', 'admin-token', {
+  await c.as('admin-token').expect(201, 'POST', '/api/v1/nodes', {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name: 'n1' },
   });
-  await c.expect(201, 'POST', '/apis/rbac.authorization.platform/v1/clusterrolebindings', 'admin-token', {
+  await c.as('admin-token').expect(201, 'POST', '/apis/rbac.authorization.platform/v1/clusterrolebindings', {
     apiVersion: 'rbac.authorization.platform/v1',
     kind: 'ClusterRoleBinding',
     metadata: { name: 'readers-view' },
@@ -193,12 +74,12 @@ async function prepare(c: Client): Promise<void> {
   });
   // The RBAC index follows its watch: wait until the binding takes effect.
   for (let i = 0; ; i++) {
-    const r = await c.request('GET', '/api/v1/namespaces/default/configmaps/cm-0', 'reader-token');
+    const r = await c.as('reader-token').request('GET', '/api/v1/namespaces/default/configmaps/cm-0');
     if (r.status === 200) break;
     if (i > 200) throw new Error(`the reader is still refused: ${r.status} ${r.body.toString('utf8').slice(0, 300)}`);
     await new Promise((res) => setTimeout(res, 50));
   }
-  await c.expect(200, 'GET', '/api/v1/nodes/n1', 'node-token');
+  await c.as('node-token').expect(200, 'GET', '/api/v1/nodes/n1');
 }
 
 /** CPU seconds (user + system) the process has used, from /proc/<pid>/stat (clock ticks of 10 ms). */
@@ -209,7 +90,9 @@ function cpuSeconds(pid: number): number {
 }
 
 /** GETs per second: `n` requests from CONCURRENCY connections, alternating the reader and the node agent. */
-async function getRate(c: Client, n: number): Promise<number> {
+async function getRate(c: BenchClient, n: number): Promise<number> {
+  const reader = c.as('reader-token');
+  const node = c.as('node-token');
   let next = 0;
   let failures = 0;
   const t = performance.now();
@@ -218,8 +101,8 @@ async function getRate(c: Client, n: number): Promise<number> {
       for (let i = next++; i < n; i = next++) {
         const r =
           i % 2 === 0
-            ? await c.request('GET', '/api/v1/namespaces/default/configmaps/cm-0', 'reader-token')
-            : await c.request('GET', '/api/v1/nodes/n1', 'node-token');
+            ? await reader.request('GET', '/api/v1/namespaces/default/configmaps/cm-0')
+            : await node.request('GET', '/api/v1/nodes/n1');
         if (r.status !== 200) failures++;
       }
     }),
@@ -234,7 +117,7 @@ async function main(): Promise<void> {
   writeFileSync(join(root, 'tokens.csv'), `${TOKENS.join('\n')}\n`);
   writeFileSync(join(root, 'policy.yaml'), POLICY);
   const auditLog = join(root, 'audit.log');
-  const servers: { name: string; server: ServerProcess; client: Client; rates: number[]; cpuMs: number[] }[] = [];
+  const servers: { name: string; server: ServerProcess; client: BenchClient; rates: number[]; cpuMs: number[] }[] = [];
   try {
     const audit = [
       `--audit-policy-file=${join(root, 'policy.yaml')}`,
@@ -258,7 +141,7 @@ async function main(): Promise<void> {
       step(`starting the server: ${name}`);
       const dir = join(root, String(servers.length));
       const server = await startServer(dir, [...flags]);
-      const client = new Client(server.url, server.ca, CONCURRENCY);
+      const client = new BenchClient(server.url, server.ca, CONCURRENCY);
       await prepare(client);
       await getRate(client, Math.min(2000, GETS)); // warm up
       servers.push({ name, server, client, rates: [], cpuMs: [] });

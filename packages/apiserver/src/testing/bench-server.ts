@@ -1,0 +1,162 @@
+/**
+ * What the API server benchmarks share (`server/*.bench.ts`): the server as a child process (the `platform-apiserver`
+ * command, compiled or from its sources) waited for until ready, a keep-alive HTTPS client, and progress lines.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { Agent, request as httpsRequest } from 'node:https';
+import { join, resolve } from 'node:path';
+
+/** A response: status and body (the body is parsed by the caller when it needs to). */
+export interface BenchResponse {
+  status: number;
+  body: Buffer;
+}
+
+/** An HTTPS client of the server with a keep-alive agent of `sockets` connections, as one user (a bearer token). */
+export class BenchClient {
+  private readonly agent: Agent;
+
+  constructor(
+    readonly url: string,
+    ca: string | Agent,
+    sockets: number,
+    private readonly token?: string,
+  ) {
+    this.agent = ca instanceof Agent ? ca : new Agent({ keepAlive: true, maxSockets: sockets, ca });
+  }
+
+  /** The same connections, as the user of `token`. */
+  as(token: string): BenchClient {
+    return new BenchClient(this.url, this.agent, 0, token);
+  }
+
+  request(method: string, path: string, body?: unknown): Promise<BenchResponse> {
+    return new Promise((resolvePromise, reject) => {
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const req = httpsRequest(
+        `${this.url}${path}`,
+        {
+          method,
+          agent: this.agent,
+          headers: {
+            ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+            ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  /** `request`, failing unless the status is `want`. */
+  async expect(want: number, method: string, path: string, body?: unknown): Promise<BenchResponse> {
+    const r = await this.request(method, path, body);
+    if (r.status !== want) {
+      throw new Error(`${method} ${path}: ${r.status}, want ${want}: ${r.body.toString('utf8').slice(0, 400)}`);
+    }
+    return r;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+const started = performance.now();
+/** Progress on stderr, so that a slow step shows where it is. */
+export function step(what: string): void {
+  process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(1)}s] ${what}\n`);
+}
+
+/** The API server in a child process. */
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  ca: string;
+  /** Peak and current resident set size of the child, from /proc/<pid>/status, in MiB. */
+  memory(): { peakMiB: number; currentMiB: number };
+  stop(): Promise<void>;
+}
+
+const packageRoot = resolve(__dirname, '..', '..');
+
+/**
+ * Starts `platform-apiserver` with `args` (which name its `--secure-port` and `--cert-dir`) and waits until `/readyz`
+ * answers 200 (as `readyToken` when given). Compiled: the command itself. From sources: main.ts through the
+ * TypeScript hook the SQLite writer also uses, with the heap setting of the command (bin/platform-apiserver).
+ * BENCH_SERVER_NODE_ARGS adds options to the server's Node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
+export async function startServerProcess(o: {
+  args: string[];
+  port: number;
+  certDir: string;
+  readyTimeoutMs: number;
+  readyToken?: string;
+}): Promise<ServerProcess> {
+  const compiled = __filename.endsWith('.js');
+  const nodeArgs = compiled
+    ? [join(packageRoot, 'bin', 'platform-apiserver'), ...o.args]
+    : [
+        '-r',
+        join(packageRoot, 'src', 'storage', 'testing', 'ts-register.js'),
+        '-e',
+        `require('node:v8').setFlagsFromString('--heap-growing-percent=50');` +
+          `require(${JSON.stringify(join(packageRoot, 'src', 'cmd', 'main.ts'))}).main(process.argv.slice(1)).then((c) => process.exit(c))`,
+        '--',
+        ...o.args,
+      ];
+  const nodeOptions = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeOptions, ...nodeArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString('utf8')).slice(-4000);
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const url = `https://127.0.0.1:${o.port}`;
+  const deadline = Date.now() + o.readyTimeoutMs;
+  let ca = '';
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the API server exited with ${child.exitCode}: ${stderr}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the API server did not become ready within ${o.readyTimeoutMs / 1000}s: ${stderr}`);
+    }
+    const crt = join(o.certDir, 'apiserver.crt');
+    if (!ca && existsSync(crt)) ca = readFileSync(crt, 'utf8');
+    if (ca) {
+      const probe = new BenchClient(url, ca, 1, o.readyToken);
+      const ok = await probe.request('GET', '/readyz').then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      probe.close();
+      if (ok) break;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const memory = (): { peakMiB: number; currentMiB: number } => {
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { peakMiB: kb('VmHWM') / 1024, currentMiB: kb('VmRSS') / 1024 };
+  };
+  return {
+    child,
+    url,
+    ca,
+    memory,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
