@@ -185,6 +185,7 @@ describe('the chain', () => {
     admit: async (a) => {
       log.push(`admit:${name}`);
       if (a.object && change) change(a.object);
+      return reinvocable; // a reinvocable plugin asks for reinvocation
     },
     validate: async () => {
       log.push(`validate:${name}`);
@@ -218,6 +219,18 @@ describe('the chain', () => {
     const scope = { kind: configMaps, resourceKind: configMaps, resource: 'configmaps', subresource: '' };
     await chain.admit({ namespace: 'ns', now: () => 0 }, 'CREATE', { metadata: {} }, undefined, scope as never, false);
     expect(log).toEqual(['admit:hooks', 'admit:later', 'reinvoke:hooks']);
+  });
+
+  it('does not reinvoke a reinvocable plugin whose admit did not ask for it', async () => {
+    const log: string[] = [];
+    const hooks = recorder('hooks', log, undefined, true);
+    const chain = new AdmissionChain([
+      { ...hooks, admit: async (a) => void (await hooks.admit!(a)) },
+      recorder('later', log, (o) => ((o.metadata ??= {}).labels = { changed: 'yes' })),
+    ]);
+    const scope = { kind: configMaps, resourceKind: configMaps, resource: 'configmaps', subresource: '' };
+    await chain.admit({ namespace: 'ns', now: () => 0 }, 'CREATE', { metadata: {} }, undefined, scope as never, false);
+    expect(log).toEqual(['admit:hooks', 'admit:later']);
   });
 
   it('AlwaysAdmit admits everything', async () => {

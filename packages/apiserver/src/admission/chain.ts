@@ -68,8 +68,9 @@ export class AdmissionChain implements Admission {
     const after = new Map<AdmissionPlugin, string>();
     for (const p of this.mutating) {
       if (!p.handles(op)) continue;
-      await p.admit?.(a);
-      if (p.reinvoke && a.object) after.set(p, JSON.stringify(a.object));
+      const mayReinvoke = await p.admit?.(a);
+      // Snapshots only for plugins that asked: a request no reinvocable webhook matched serializes nothing.
+      if (mayReinvoke === true && p.reinvoke && a.object) after.set(p, JSON.stringify(a.object));
     }
     if (!a.object || after.size === 0) return;
     let changedAgain = false;

@@ -48,11 +48,15 @@ export interface AdmissionPlugin {
   readonly name: string;
   /** Whether the plugin wants requests of this operation at all. */
   handles(op: Operation): boolean;
-  admit?(a: AdmissionAttributes): Promise<void>;
+  /**
+   * Mutates. A plugin that supports reinvocation resolves true when this request may need it (it ran something that
+   * asked to be called again if a later plugin changes the object); anything else means no.
+   */
+  admit?(a: AdmissionAttributes): Promise<void | boolean>;
   validate?(a: AdmissionAttributes): Promise<void>;
   /**
    * Mutating plugins that support reinvocation (the mutating webhooks): called once after the whole mutating phase
-   * when the object changed since this plugin last ran. Resolves true when it changed the object again.
+   * when their `admit` asked for it and the object changed since. Resolves true when it changed the object again.
    */
   reinvoke?(a: AdmissionAttributes): Promise<boolean>;
 }

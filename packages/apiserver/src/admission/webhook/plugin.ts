@@ -103,16 +103,19 @@ export class WebhookPlugin implements AdmissionPlugin {
     return out;
   }
 
-  async admit(a: AdmissionAttributes): Promise<void> {
-    if (!this.mutating) return;
+  /** Resolves true when an IfNeeded webhook ran (the chain then reinvokes this plugin if a later plugin changes the object). */
+  async admit(a: AdmissionAttributes): Promise<boolean> {
+    if (!this.mutating) return false;
     // IfNeeded webhooks are called once more when a later webhook changed the object after they ran.
     const ran: [MutatingWebhook, string][] = [];
     for (const w of (await this.matching(a)) as MutatingWebhook[]) {
       await this.mutate(w, a);
       if (w.reinvocationPolicy === 'IfNeeded') ran.push([w, JSON.stringify(a.object)]);
     }
+    if (ran.length === 0) return false;
     const final = JSON.stringify(a.object);
     for (const [w, snapshot] of ran) if (snapshot !== final) await this.mutate(w, a);
+    return true;
   }
 
   async reinvoke(a: AdmissionAttributes): Promise<boolean> {
