@@ -21,6 +21,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 async function startApiServer(
   store: string,
+  extraArgs: string[] = [],
 ): Promise<{ url: string; ca: () => string; stop: () => Promise<number | null>; output: () => string }> {
   const port = await freePort();
   const d = startDaemon('apiserver', 'platform-apiserver', [
@@ -28,6 +29,7 @@ async function startApiServer(
     `--secure-port=${port}`,
     '--bind-address=127.0.0.1',
     `--cert-dir=${join(dir, 'pki')}`,
+    ...extraArgs,
   ]);
   const url = `https://127.0.0.1:${port}`;
   await waitFor('the API server to be ready', async () => (await get(`${url}/readyz`, undefined)).status === 200).catch(
@@ -78,6 +80,15 @@ it('serves on a real etcd', async () => {
   } finally {
     await etcd.stop();
   }
+}, 60_000);
+
+it('serves only the group versions --runtime-config leaves on', async () => {
+  const server = await startApiServer(`sqlite://${join(dir, 'state.db')}`, ['--runtime-config=batch/v1beta1=false']);
+  const batch = JSON.parse((await get(`${server.url}/apis/batch`, server.ca())).text);
+  expect(batch.versions.map((v: { version: string }) => v.version)).toEqual(['v1']);
+  expect((await get(`${server.url}/apis/batch/v1beta1`, server.ca())).status).toBe(404);
+  expect((await get(`${server.url}/apis/batch/v1`, server.ca())).status).toBe(200);
+  expect(await server.stop()).toBe(0);
 }, 60_000);
 
 it.each([

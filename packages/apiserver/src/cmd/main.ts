@@ -107,6 +107,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     ...(collected.bootstrap ? { bootstrap: collected.bootstrap } : {}),
     serverSideApply: collected.featureGate?.enabled('ServerSideApply') ?? true,
     ...(collected.services ? { services: collected.services } : {}),
+    ...(collected.runtimeConfig ? { runtimeConfig: collected.runtimeConfig } : {}),
     // The BoundServiceAccountTokenVolume gate decides how the ServiceAccount plugin mounts tokens.
     ...(collected.admission
       ? {
