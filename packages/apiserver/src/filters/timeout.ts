@@ -1,7 +1,7 @@
 /**
  * The request deadline (model: apiserver `pkg/server/filters/timeout.go`): a request that is not long-running and
  * has not answered within `--request-timeout` gets a 504 Timeout Status; `timeoutSeconds` may ask for less. The
- * handler's signal is aborted so that its work stops.
+ * handler's signal is aborted so that its work stops, and when the client goes away before the answer.
  */
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 
@@ -11,6 +11,12 @@ import { isLongRunning } from '../endpoints/request-info';
 import { type Serializers, writeError } from '../endpoints/responses/writers';
 import { getRequestInfo } from './request-info';
 
+/**
+ * Why a request's work was stopped. One shared value: `abort()` without a reason would build a DOMException (and
+ * its stack) on every request.
+ */
+const REQUEST_ENDED = Object.freeze(new Error('the request ended (deadline passed or client gone)'));
+
 /** Starts the deadline of a request; returns the signal aborted when it passes (or the client goes away). */
 export function requestDeadline(
   req: IncomingMessage,
@@ -19,18 +25,26 @@ export function requestDeadline(
   s: Serializers,
 ): AbortSignal {
   const abort = new AbortController();
-  res.on('close', () => abort.abort());
-  const info = getRequestInfo(req);
-  if (isLongRunning(info) || requestTimeoutMs <= 0) return abort.signal;
+  const longRunning = isLongRunning(getRequestInfo(req));
+  let timer: NodeJS.Timeout | undefined;
+  // 'close' follows 'finish' and also comes alone when the client leaves first. A long-running request (a watch)
+  // always stops its work then; another one only when its answer was not sent (after it, nothing listens).
+  res.once('close', () => {
+    if (timer) clearTimeout(timer);
+    if (longRunning || !res.writableFinished) abort.abort(REQUEST_ENDED);
+  });
+  if (longRunning || requestTimeoutMs <= 0) return abort.signal;
   let ms = requestTimeoutMs;
-  const asked = Number(new URLSearchParams(req.url?.split('?')[1] ?? '').get('timeoutSeconds') ?? NaN);
-  if (Number.isInteger(asked) && asked > 0) ms = Math.min(ms, asked * 1000);
-  const timer = setTimeout(() => {
-    abort.abort();
+  const q = req.url?.indexOf('timeoutSeconds=') ?? -1;
+  if (q >= 0) {
+    const asked = Number(new URLSearchParams(req.url!.slice(req.url!.indexOf('?') + 1)).get('timeoutSeconds') ?? NaN);
+    if (Number.isInteger(asked) && asked > 0) ms = Math.min(ms, asked * 1000);
+  }
+  timer = setTimeout(() => {
+    timer = undefined;
+    abort.abort(REQUEST_ENDED);
     if (!res.headersSent)
       writeError(res, timeout('request did not complete within requested timeout - context deadline exceeded', 0), s);
   }, ms);
-  res.on('close', () => clearTimeout(timer));
-  res.on('finish', () => clearTimeout(timer));
   return abort.signal;
 }

@@ -34,6 +34,7 @@ import { registryAuthorizationHost } from '../auth/authorization/host';
 import { RbacIndex } from '../auth/authorization/rbac/index';
 import { ALWAYS_ALLOW, type Authorizer } from '../auth/authorizer';
 import { ApiInstaller, notFoundPath } from '../endpoints/installer';
+import { isLongRunning } from '../endpoints/request-info';
 import { buildOpenApi, OPENAPI_PROTOBUF_MEDIA_TYPE, type OpenApiDocument } from '../endpoints/openapi';
 import { type AdmissionConfig, serverAdmission } from '../admission/server-admission';
 import { type Admission, ALWAYS_ADMIT, type RequestScope } from '../endpoints/handlers/scope';
@@ -80,6 +81,8 @@ import { authenticationInfoData } from './bootstrap/authentication-info';
 import { type Bootstrap, type BootstrapConfig, installBootstrap } from './bootstrap/bootstrap';
 import { resolveResourceConfig, servedResources } from './resource-config';
 
+/** A filter of the chain: connect-style, `next(err)` for an unexpected failure. */
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 /** Everything the API server is built from (what the command line options produce). */
 export interface ApiServerConfig {
   serving: SecureServingInfo;
@@ -465,21 +468,21 @@ export class ApiServer {
   }
 
   private installChain(): void {
-    const app = this.secure.app;
     const limits = maxInFlight(this.config.limits, this.serializers);
     const log = this.config.logger;
     // Transport filters and CORS preflights come before authentication; audit follows it (Kubernetes' order).
     const t = this.config.transport;
+    const filters: Middleware[] = [];
+    for (const f of [hsts(t?.hstsDirectives ?? []), cors(t?.corsAllowedOrigins ?? [])]) if (f) filters.push(f);
+    if (this.auditor) filters.push(auditReceived(this.auditor));
+    filters.push(authentication(this.authenticator, this.serializers, log));
+    if (this.auditor) filters.push(audit(this.auditor, this.serializers, log));
     const throttle = connectionThrottle(t?.maxConnectionBytesPerSec ?? 0);
-    for (const f of [hsts(t?.hstsDirectives ?? []), cors(t?.corsAllowedOrigins ?? [])]) if (f) app.use(f);
-    if (this.auditor) app.use(auditReceived(this.auditor));
-    app.use(authentication(this.authenticator, this.serializers, log));
-    if (this.auditor) app.use(audit(this.auditor, this.serializers, log));
-    if (throttle) app.use(throttle);
-    app.use(authorization(this.authorizer, this.serializers, log));
-    app.use(discoveryHandler(this.config.authentication?.discovery));
+    if (throttle) filters.push(throttle);
+    filters.push(authorization(this.authorizer, this.serializers, log));
+    filters.push(discoveryHandler(this.config.authentication?.discovery));
     let openapi: OpenApiDocument | undefined;
-    app.use((req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => {
+    filters.push((req, res, next) => {
       const info = getRequestInfo(req);
       if (info.path === '/openapi/v2' && (req.method === 'GET' || req.method === 'HEAD')) {
         openapi ??= buildOpenApi(this.scheme, 'v1.21.0', this.installer.openApiResources());
@@ -491,10 +494,9 @@ export class ApiServer {
         return;
       }
       if (!info.isResourceRequest && !info.path.startsWith('/api')) return next();
-      const signal = AbortSignal.any([
-        requestDeadline(req, res, this.config.limits.requestTimeoutMs, this.serializers),
-        this.secure.signal,
-      ]);
+      // Long-running requests (watches) also end when the server shuts down; the others are drained.
+      const deadline = requestDeadline(req, res, this.config.limits.requestTimeoutMs, this.serializers);
+      const signal = isLongRunning(info) ? AbortSignal.any([deadline, this.secure.signal]) : deadline;
       limits(req, res, () => {
         const user = getUser(req);
         const ctx: RequestContext = { namespace: info.namespace, now: this.now, signal, ...(user ? { user } : {}) };
@@ -506,7 +508,23 @@ export class ApiServer {
       });
     });
     // An unexpected failure in the chain: a Panic audit event and a 500 Status.
-    app.use(auditPanics(this.auditor, this.serializers, log));
+    const panic = auditPanics(this.auditor, this.serializers, log);
+    // The chain is plain function calls (no express routing per request); what it passes on (health checks,
+    // metrics, version, not found) reaches the express app of the secure server.
+    this.secure.setFrontHandler((req, res, passOn) => {
+      let i = 0;
+      const next = (err?: unknown): void => {
+        if (err !== undefined) return panic(err, req, res, () => {});
+        const f = filters[i++];
+        if (!f) return passOn();
+        try {
+          f(req, res, next);
+        } catch (e) {
+          panic(e, req, res, () => {});
+        }
+      };
+      next();
+    });
   }
 
   /** Watches over WebSocket: the upgrade is accepted, then the request is dispatched like any other watch. */

@@ -3,8 +3,10 @@
  * `https.createServer` with SNI, serving `/healthz`, `/livez`, `/readyz` (and `/<endpoint>/<check>`), `/metrics`,
  * `/version` and, with profiling, `/debug/pprof/`.
  *
- * Routing order: the in-flight tracker; then whatever the daemon adds to {@link SecureServer.app} before `start()`
- * (the API server mounts its handler chain there); then the built-in routes; then the not-found fallback.
+ * Routing order: the in-flight tracker; then the front handler, when the daemon set one ({@link
+ * SecureServer.setFrontHandler}: plain functions, no express routing on the hot path; the API server's filter chain
+ * and resource handlers); then, for what it passes on, whatever the daemon adds to {@link SecureServer.app} before
+ * `start()`, the built-in routes, and the not-found fallback.
  *
  * Graceful shutdown (`shutdown()`, or SIGTERM/SIGINT after `installSignalHandlers()`): `/readyz` fails at once
  * (check `shutdown`) and the pre-shutdown hooks start; after the shutdown delay (and those hooks) the listener stops
@@ -13,20 +15,13 @@
  * the drain timeout, then connections are closed), and the shutdown hooks run in reverse registration order.
  */
 import { once } from 'node:events';
-import { type IncomingMessage } from 'node:http';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { type Duplex } from 'node:stream';
 import { createSecureContext, type SecureContext, type SecureContextOptions } from 'node:tls';
 
-import express, {
-  type Express,
-  type NextFunction,
-  type Request,
-  type RequestHandler,
-  type Response,
-  Router,
-} from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response, Router } from 'express';
 
 import { type Logger } from '../logging/logger';
 import { MetricsRegistry } from '../metrics/registry';
@@ -80,6 +75,11 @@ type Hook = (signal: AbortSignal) => Promise<void> | void;
 /** Handles an HTTP upgrade request (WebSocket): the request, its socket and the first bytes after the headers. */
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
+/**
+ * Handles a request before the express app; calls `next` to pass it on to the app (routes, built-ins, not found).
+ */
+export type FrontHandler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
 /** The HTTPS server of a daemon. Configure (routes, checks, hooks) before `start()`; call `start()` once. */
 export class SecureServer {
   /** Add routes and middleware here before `start()`; they run before the built-in routes. */
@@ -102,6 +102,7 @@ export class SecureServer {
   private shutdownPromise: Promise<void> | undefined;
   private started = false;
   private upgradeHandler: UpgradeHandler | undefined;
+  private frontHandler: FrontHandler | undefined;
 
   constructor(private readonly o: SecureServerOptions) {
     this.log = o.logger;
@@ -110,7 +111,6 @@ export class SecureServer {
     this.app = express();
     this.app.disable('x-powered-by');
     this.app.set('etag', false);
-    this.app.use(this.trackInFlight);
     this.health.addHealthChecks(PING_CHECK);
     if (o.logging) {
       const logging = o.logging;
@@ -150,6 +150,15 @@ export class SecureServer {
   }
 
   /**
+   * Sets the handler every request goes through first (after the in-flight tracker); what it passes on reaches
+   * the express app. Call before `start()`.
+   */
+  setFrontHandler(handler: FrontHandler): void {
+    if (this.started) throw new Error('cannot set the front handler after the server started');
+    this.frontHandler = handler;
+  }
+
+  /**
    * Registers a hook run as soon as shutdown begins, while the server still serves (during the shutdown delay);
    * the listener closes only after every such hook has finished (Kubernetes' pre-shutdown hooks: the API server
    * takes itself out of its Service's Endpoints there). Errors are logged.
@@ -170,19 +179,20 @@ export class SecureServer {
     return a;
   }
 
-  private readonly trackInFlight = (_req: Request, res: Response, next: NextFunction): void => {
+  /** The request listener: counts the request in flight until its response ends, then hands it on. */
+  private readonly onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     this.inFlight++;
     if (this.isShuttingDown) res.setHeader('Connection', 'close');
-    let done = false;
-    const finish = (): void => {
-      if (done) return;
-      done = true;
-      this.inFlight--;
-      if (this.inFlight === 0) this.drained?.();
-    };
-    res.on('finish', finish);
-    res.on('close', finish);
-    next();
+    // 'close' follows 'finish', and comes alone when the client leaves first: one listener sees every end.
+    res.once('close', this.requestEnded);
+    const front = this.frontHandler;
+    if (front) front(req, res, () => this.app(req, res));
+    else this.app(req, res);
+  };
+
+  private readonly requestEnded = (): void => {
+    this.inFlight--;
+    if (this.inFlight === 0) this.drained?.();
   };
 
   private contextOptions(pair: CertKeyPair): SecureContextOptions {
@@ -298,7 +308,7 @@ export class SecureServer {
             }
           },
         },
-        this.app,
+        this.onRequest,
       );
     const main = makeServer(s.cert);
     // Clients that send no server name get the certificate of the local IP they connected to, when one is named.
