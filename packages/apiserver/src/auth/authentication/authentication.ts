@@ -1,9 +1,10 @@
 /**
  * The API server's authentication, assembled from the options (`cmd/authentication-options.ts`): the methods in
  * Kubernetes' order — front-proxy request headers, client certificates, then bearer tokens (token file, service
- * account tokens, bootstrap tokens, OIDC, webhook) — and the anonymous user for requests without credentials when
- * `--anonymous-auth` is on. Also what the server serves for service accounts: the issuer behind
- * `serviceaccounts/<name>/token` and the issuer discovery documents.
+ * account tokens, bootstrap tokens, OIDC, webhook) from the `Authorization` header or, for WebSocket upgrades, the
+ * subprotocol — and the anonymous user for requests without credentials when `--anonymous-auth` is on. Also what the
+ * server serves for service accounts: the issuer behind `serviceaccounts/<name>/token` and the issuer discovery
+ * documents.
  */
 import { type KeyObject, type X509Certificate } from 'node:crypto';
 
@@ -25,6 +26,7 @@ import { type RequestHeaderConfig, requestHeaderAuthenticator } from './request-
 import { serviceAccountAuthenticator, ServiceAccountTokenIssuer } from './service-account';
 import { tokenFileAuthenticator } from './token-file';
 import { webhookTokenAuthenticator, type WebhookTokenConfig } from './webhook';
+import { webSocketProtocolAuthenticator } from './websocket-protocol';
 import { x509Authenticator } from './x509';
 
 /** Service account token settings (`--service-account-*`, `--api-audiences`). */
@@ -144,7 +146,12 @@ export class Authentication {
     if (c.clientCA) methods.push(x509Authenticator(c.clientCA, rt.now));
     const tokens = this.tokenAuthenticator(rt);
     this.tokens = tokens;
-    if (tokens) methods.push(bearerTokenAuthenticator(tokens, c.apiAudiences));
+    // As in Kubernetes, the same token methods read the Authorization header and (WebSocket only) the subprotocol.
+    if (tokens)
+      methods.push(
+        bearerTokenAuthenticator(tokens, c.apiAudiences),
+        webSocketProtocolAuthenticator(tokens, c.apiAudiences),
+      );
     return requestAuthenticator(methods, c.anonymous);
   }
 
