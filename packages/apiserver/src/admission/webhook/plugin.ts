@@ -9,6 +9,7 @@
  *   decode as its kind. Webhooks with `reinvocationPolicy: IfNeeded` are called once more when a later plugin
  *   changed the object. Validating webhooks run in parallel; the first refusal (in order) wins.
  * - A refusal is the webhook's status (403 by default), worded `admission webhook "<name>" denied the request: ...`.
+ * - The `warnings` of a response, allowed or not, become `Warning` headers of the API response (`filters/warning.ts`).
  * - A call that fails (connection, TLS, time-out, an answer that is not a valid AdmissionReview) is ignored with
  *   `failurePolicy: Ignore` and fails the request with 500 otherwise (`failed calling webhook "<name>": ...`).
  */
@@ -27,6 +28,7 @@ import {
 import { type Logger } from '@platform/common';
 
 import { decodeObject } from '../../endpoints/handlers/body';
+import { addWarning, enableWarningRecorder } from '../../filters/warning';
 import { isPatchError, jsonPatch } from '../../patch/patch';
 import { type InternalClient } from '../internal-client';
 import { type AdmissionAttributes, type AdmissionPlugin, type PluginFactory } from '../interfaces';
@@ -58,6 +60,7 @@ export class WebhookPlugin implements AdmissionPlugin {
     private readonly clientCert: { cert: string; key: string } | undefined,
   ) {
     this.name = mutating ? MUTATING_NAME : VALIDATING_NAME;
+    enableWarningRecorder();
   }
 
   handles(): boolean {
@@ -189,6 +192,8 @@ export class WebhookPlugin implements AdmissionPlugin {
       }
       throw err;
     }
+    // As Kubernetes' dispatchers do, before the verdict: a refusal carries its warnings too.
+    for (const w of response.warnings ?? []) addWarning('', w);
     if (!response.allowed) {
       const s = response.status ?? {};
       const code = typeof s.code === 'number' && s.code >= 400 && s.code < 600 ? s.code : 403;

@@ -1,9 +1,9 @@
 /**
  * Admission webhooks against a test HTTPS server on 127.0.0.1: mutation by JSONPatch, refusal, failure policies
- * (a webhook that times out, one that answers garbage), selectors, reinvocation, dry-run, the CA bundle and the
- * API server's client certificate.
+ * (a webhook that times out, one that answers garbage), selectors, reinvocation, dry-run, the CA bundle, the
+ * API server's client certificate, and the webhooks' warnings as `Warning` headers.
  */
-import { createServer, type Server } from 'node:https';
+import { createServer, request as httpsRequest, type Server } from 'node:https';
 import { type AddressInfo } from 'node:net';
 import { type TLSSocket } from 'node:tls';
 
@@ -398,4 +398,71 @@ it('sends subresource requests (scale, status) and deletes to webhooks that ask 
     ['DELETE', '', 'Deployment', 'web', true],
   ]);
   await undo();
+});
+
+/** Creates a config map; resolves the status and the Warning headers (each one, decoded as the UTF-8 sent). */
+function createWithWarnings(
+  name: string,
+  labels: Record<string, string> = {},
+  query = '',
+): Promise<{ status: number; warnings: string[] }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      `${s.url}/api/v1/namespaces/hooked/configmaps${query}`,
+      { method: 'POST', ca: s.ca, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            warnings: (res.headersDistinct.warning ?? []).map((w) => Buffer.from(w, 'latin1').toString('utf8')),
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify({ metadata: { name, labels } }));
+  });
+}
+
+it('returns the warnings of mutating and validating webhooks as Warning headers, dry-run too', async () => {
+  behaviours.set('/warn-m', (r) =>
+    allow(r, {
+      warnings: ['from the mutating webhook', 'shared "quoted" warning', 'naïve ☃\nnewline'],
+      ...patch([{ op: 'add', path: '/data', value: { mutated: 'yes' } }]),
+    }),
+  );
+  behaviours.set('/warn-v', (r) =>
+    r.request.object?.metadata?.labels?.deny === 'true'
+      ? {
+          apiVersion: r.apiVersion,
+          kind: 'AdmissionReview',
+          response: { uid: r.request.uid, allowed: false, warnings: ['refused, and says why'] },
+        }
+      : allow(r, { warnings: ['from the validating webhook', 'shared "quoted" warning', ''] }),
+  );
+  const undoM = await configure('mutating', 'warn-m', [{ name: 'warn-m.test.example.com', path: '/warn-m' }]);
+  const undoV = await configure('validating', 'warn-v', [{ name: 'warn-v.test.example.com', path: '/warn-v' }]);
+  try {
+    // Each distinct text once, in the order the webhooks ran; quoted and escaped as Kubernetes does.
+    const expected = [
+      '299 - "from the mutating webhook"',
+      '299 - "shared \\"quoted\\" warning"',
+      '299 - "naïve ☃\\nnewline"',
+      '299 - "from the validating webhook"',
+    ];
+    expect(await createWithWarnings('warned')).toEqual({ status: 201, warnings: expected });
+    expect(await createWithWarnings('warned-dry', {}, '?dryRun=All')).toEqual({ status: 201, warnings: expected });
+    expect((await s.request('GET', '/api/v1/namespaces/hooked/configmaps/warned-dry')).status).toBe(404);
+    // A refusal carries its warnings too.
+    expect(await createWithWarnings('refused', { deny: 'true' })).toEqual({
+      status: 403,
+      warnings: [...expected.slice(0, 3), '299 - "refused, and says why"'],
+    });
+  } finally {
+    await undoM();
+    await undoV();
+  }
+  // No webhook, no warning.
+  expect(await createWithWarnings('quiet')).toEqual({ status: 201, warnings: [] });
 });
