@@ -28,6 +28,8 @@ export interface AuditBackend {
    * batches cost nothing apart, like the log file, takes them in one write).
    */
   processBatches?(batches: AuditEvent[][]): boolean | Promise<boolean>;
+  /** True when `processEvents` never returns a promise (it queues): nothing in a request waits for the sink. */
+  readonly synchronous?: boolean;
   /** Stops accepting events and stores what is queued. */
   shutdown(): Promise<void>;
 }
@@ -60,6 +62,7 @@ export interface TruncateConfig {
 export function unionBackend(backends: AuditBackend[]): AuditBackend {
   if (backends.length === 1) return backends[0]!;
   return {
+    synchronous: backends.every((b) => b.synchronous === true),
     processEvents(events) {
       const results = backends.map((b) => b.processEvents(events));
       if (results.every((r) => typeof r === 'boolean')) return results.every((r) => r);
@@ -110,7 +113,10 @@ const DROP_LOG_INTERVAL_MS = 10_000;
 
 /** The batch mode: a bounded buffer and a worker that sends batches to the sink. */
 class BufferedBackend implements AuditBackend {
+  readonly synchronous = true;
   private queue: AuditEvent[] = [];
+  /** A wake-up of the worker is scheduled (once per turn of the event loop, not once per event). */
+  private wakeScheduled = false;
   private head = 0;
   private readonly inflight = new Set<Promise<unknown>>();
   private wake: (() => void) | undefined;
@@ -148,9 +154,18 @@ class BufferedBackend implements AuditBackend {
       }
       this.queue.push(ev);
     }
-    this.wake?.();
+    // The events of one turn of the event loop (many requests under load) go out together.
+    if (!this.wakeScheduled) {
+      this.wakeScheduled = true;
+      setImmediate(this.wakeUp);
+    }
     return true;
   }
+
+  private readonly wakeUp = (): void => {
+    this.wakeScheduled = false;
+    this.wake?.();
+  };
 
   private take(n: number): AuditEvent[] {
     const batch = this.queue.slice(this.head, this.head + n);

@@ -6,6 +6,7 @@
  */
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 
+import { requestState } from '../filters/request-info';
 import { type AuditEvent, type Level, levelAtLeast, type Stage } from './types';
 
 /** What the audit filter keeps about one audited request. */
@@ -26,29 +27,24 @@ export interface AuditRecord {
   completed: boolean;
 }
 
-const RECORD = Symbol('platform.audit');
-const RECEIVED = Symbol('platform.audit.received');
-
-type Tagged = IncomingMessage & { [RECORD]?: AuditRecord; [RECEIVED]?: number };
-
 /** The audit record of a request, when it is audited. */
 export function getAuditRecord(req: IncomingMessage): AuditRecord | undefined {
-  return (req as Tagged)[RECORD];
+  return requestState(req).audit as AuditRecord | undefined;
 }
 
 /** Attaches the record (the audit filter only). */
 export function setAuditRecord(req: IncomingMessage, rec: AuditRecord): void {
-  (req as Tagged)[RECORD] = rec;
+  requestState(req).audit = rec;
 }
 
 /** When the request arrived (epoch ms, fractional), as recorded before authentication. */
 export function getReceivedTime(req: IncomingMessage): number | undefined {
-  return (req as Tagged)[RECEIVED];
+  return requestState(req).received;
 }
 
 /** Records when the request arrived (the first filter). */
 export function setReceivedTime(req: IncomingMessage, ms: number): void {
-  (req as Tagged)[RECEIVED] = ms;
+  requestState(req).received = ms;
 }
 
 /** Adds an annotation to the request's audit events (from now on). No-op when the request is not audited. */

@@ -135,6 +135,14 @@ function hookResponse(
       return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
     } as ServerResponse['writeHead'];
   }
+  if (auditor.backend.synchronous) {
+    // Nothing waits for the sink: ResponseComplete is written when the response closes ('close' follows 'finish',
+    // and comes alone when the client leaves first), with no wrapper around the response's methods.
+    res.once('close', () => {
+      if (!rec.completed) void auditor.emit(rec, 'ResponseComplete', res.statusCode);
+    });
+    return;
+  }
   const end = res.end;
   let ending = false;
   res.end = function (this: ServerResponse, ...args: unknown[]) {

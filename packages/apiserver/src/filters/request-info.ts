@@ -7,24 +7,41 @@ import { type IncomingMessage } from 'node:http';
 import { type UserInfo } from '../registry/rest/rest';
 import { parseRequestInfo, type RequestInfo } from '../endpoints/request-info';
 
-const INFO = Symbol('platform.requestInfo');
-const USER = Symbol('platform.user');
+const STATE = Symbol('platform.request');
 
-type Tagged = IncomingMessage & { [INFO]?: RequestInfo; [USER]?: UserInfo };
+/**
+ * What the filters and handlers keep about a request: one object of a fixed shape, attached once (adding several
+ * properties to every request object, each changing its shape, cost more than the rest of a cheap request's
+ * bookkeeping).
+ */
+export class RequestState {
+  info: RequestInfo | undefined = undefined;
+  user: UserInfo | undefined = undefined;
+  /** The audit filter's record (audit/context). */
+  audit: unknown = undefined;
+  /** When the request arrived (epoch ms, fractional), for audit. */
+  received: number | undefined = undefined;
+}
+
+type Tagged = IncomingMessage & { [STATE]?: RequestState };
+
+/** The state of a request, created on first use. */
+export function requestState(req: IncomingMessage): RequestState {
+  return ((req as Tagged)[STATE] ??= new RequestState());
+}
 
 /** The request info, computed on first use from the method and URL. */
 export function getRequestInfo(req: IncomingMessage): RequestInfo {
-  const t = req as Tagged;
-  if (!t[INFO]) t[INFO] = parseRequestInfo(req.method ?? 'GET', req.url ?? '/');
-  return t[INFO];
+  const st = requestState(req);
+  return (st.info ??= parseRequestInfo(req.method ?? 'GET', req.url ?? '/'));
 }
 
 /** The authenticated user, once authentication has run. */
 export function getUser(req: IncomingMessage): UserInfo | undefined {
-  return (req as Tagged)[USER];
+  return (req as Tagged)[STATE]?.user;
 }
 
 /** Records the authenticated user (authentication only). */
 export function setUser(req: IncomingMessage, user: UserInfo): void {
-  (req as Tagged)[USER] = user;
+  requestState(req).user = user;
 }
