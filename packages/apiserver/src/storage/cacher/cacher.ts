@@ -43,6 +43,7 @@ import {
   type WatchEvent,
   type WatchOptions,
 } from '../storage';
+import { SortedKeys } from './sorted-keys';
 
 /** Options of `Cacher`. */
 export interface CacherOptions {
@@ -101,7 +102,7 @@ export class Cacher implements Storage {
   private readonly waitTimeoutMs: number;
   private readonly now: () => number;
   private readonly state = new Map<string, ApiObject>();
-  private sortedKeys: string[] = [];
+  private sortedKeys = new SortedKeys();
   private ring: CachedEvent[] = [];
   private ringHead = 0;
   /** Watches may start at any revision ≥ this one (the initial list's, or the last evicted event's). */
@@ -168,7 +169,7 @@ export class Cacher implements Storage {
     const list = await this.storage.list(this.prefix, {});
     this.state.clear();
     for (const obj of list.items) this.state.set(this.keyOf(obj), deepFreeze(obj));
-    this.sortedKeys = [...this.state.keys()].sort(compareKeys);
+    this.sortedKeys = SortedKeys.fromSorted([...this.state.keys()].sort(compareKeys));
     this.ring = [];
     this.ringHead = 0;
     this.rv = BigInt(list.resourceVersion);
@@ -228,13 +229,9 @@ export class Cacher implements Storage {
     const prevObject = this.state.get(key);
     if (ev.type === 'DELETED') {
       this.state.delete(key);
-      const i = lowerBound(this.sortedKeys, key);
-      if (this.sortedKeys[i] === key) this.sortedKeys.splice(i, 1);
+      this.sortedKeys.delete(key);
     } else {
-      if (!prevObject) {
-        const i = lowerBound(this.sortedKeys, key);
-        this.sortedKeys.splice(i, 0, key);
-      }
+      if (!prevObject) this.sortedKeys.insert(key);
       this.state.set(key, ev.object);
     }
     const cached: CachedEvent = { rv, type: ev.type, key, object: ev.object, prevObject, time: this.now() };
@@ -338,10 +335,8 @@ export class Cacher implements Storage {
     const readRv = this.rv;
     const items: ApiObject[] = [];
     const limit = opts.limit;
-    let i = lowerBound(this.sortedKeys, dir);
     let lastKey: string | undefined;
-    for (; i < this.sortedKeys.length; i++) {
-      const key = this.sortedKeys[i]!;
+    for (const key of this.sortedKeys.from(dir)) {
       if (!key.startsWith(dir)) break;
       const obj = this.state.get(key)!;
       if (opts.predicate && !opts.predicate(obj)) continue;
@@ -382,8 +377,7 @@ export class Cacher implements Storage {
       if (queue.isEnded) return;
       // Synchronous from here: snapshot (state or ring) and subscription happen in one step.
       if (rv === 0n) {
-        for (let i = lowerBound(this.sortedKeys, prefix); i < this.sortedKeys.length; i++) {
-          const k = this.sortedKeys[i]!;
+        for (const k of this.sortedKeys.from(prefix)) {
           if (recursive ? !k.startsWith(prefix) : k !== prefix) break;
           const obj = this.state.get(k)!;
           if (w.predicate(obj)) queue.push({ type: 'ADDED', object: obj });
@@ -443,15 +437,4 @@ export class Cacher implements Storage {
 /** Byte-order comparison of keys (UTF-16 order equals UTF-8 byte order for BMP keys, which storage keys are). */
 function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function lowerBound(keys: string[], key: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (keys[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
