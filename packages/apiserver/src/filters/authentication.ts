@@ -12,7 +12,6 @@ import { type Logger } from '@platform/common';
 import { type Authenticator, isAuthenticationError } from '../auth/authenticator';
 import { type Serializers, writeError } from '../endpoints/responses/writers';
 import { setUser } from './request-info';
-import { withWarningRecorder } from './warning';
 
 /**
  * Authenticates `req`. Resolves true when a user was recorded; otherwise the 401 has been written (or, for an
@@ -44,11 +43,7 @@ export async function authenticateRequest(
   }
 }
 
-/**
- * The filter as middleware. The rest of the chain runs with the request's warning recorder (`warning.ts`).
- * Kubernetes installs that recorder as a filter of its own, outside authentication (`WithWarningRecorder`); until
- * the server's chain has one, it is entered here, in the outermost filter that every API request passes.
- */
+/** The filter as middleware. */
 export function authentication(
   authenticator: Authenticator,
   serializers: Serializers,
@@ -56,7 +51,7 @@ export function authentication(
 ): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void {
   return (req, res, next) => {
     void authenticateRequest(authenticator, req, (err) => writeError(res, err, serializers), log).then((ok) => {
-      if (ok) withWarningRecorder(res, next);
+      if (ok) next();
     }, next);
   };
 }

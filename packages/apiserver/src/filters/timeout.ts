@@ -7,9 +7,10 @@ import { type IncomingMessage, type ServerResponse } from 'node:http';
 
 import { timeout } from '@platform/api';
 
-import { isLongRunning } from '../endpoints/request-info';
+import { isLongRunning, isMutatingVerb } from '../endpoints/request-info';
 import { type Serializers, writeError } from '../endpoints/responses/writers';
 import { getRequestInfo } from './request-info';
+import { bindWarningRecorder } from './warning';
 
 /**
  * Why a request's work was stopped. One shared value: `abort()` without a reason would build a DOMException (and
@@ -17,7 +18,10 @@ import { getRequestInfo } from './request-info';
  */
 const REQUEST_ENDED = Object.freeze(new Error('the request ended (deadline passed or client gone)'));
 
-/** Starts the deadline of a request; returns the signal aborted when it passes (or the client goes away). */
+/**
+ * Starts the deadline of a request; returns the signal aborted when it passes (or the client goes away). For a
+ * mutating request the signal also carries warnings to the response's headers (`warning.ts`).
+ */
 export function requestDeadline(
   req: IncomingMessage,
   res: ServerResponse,
@@ -25,7 +29,9 @@ export function requestDeadline(
   s: Serializers,
 ): AbortSignal {
   const abort = new AbortController();
-  const longRunning = isLongRunning(getRequestInfo(req));
+  const info = getRequestInfo(req);
+  const longRunning = isLongRunning(info);
+  if (isMutatingVerb(info.verb)) bindWarningRecorder(abort.signal, res);
   let timer: NodeJS.Timeout | undefined;
   // 'close' follows 'finish' and also comes alone when the client leaves first. A long-running request (a watch)
   // always stops its work then; another one only when its answer was not sent (after it, nothing listens).

@@ -3,12 +3,11 @@ import { Socket } from 'node:net';
 
 import {
   addWarning,
-  enableWarningRecorder,
+  bindWarningRecorder,
   ResponseWarningRecorder,
   TRUNCATE_AT_TOTAL_CHARS,
   TRUNCATE_ITEM_CHARS,
   warningHeader,
-  withWarningRecorder,
 } from './warning';
 
 function response(): ServerResponse {
@@ -86,27 +85,20 @@ describe('ResponseWarningRecorder', () => {
 });
 
 describe('addWarning', () => {
-  it('reaches the recorder of the request being served, across awaits, once enabled', async () => {
-    const before = response();
-    await withWarningRecorder(before, async () => {
-      await Promise.resolve();
-      addWarning('', 'not recorded');
-    });
-    expect(warnings(before)).toEqual([]);
-
-    enableWarningRecorder();
+  it('reaches the response of the request whose signal the context carries', () => {
     const [a, b] = [response(), response()];
-    await Promise.all([
-      withWarningRecorder(a, async () => {
-        await new Promise((resolve) => setImmediate(resolve));
-        addWarning('', 'for a');
-      }),
-      withWarningRecorder(b, async () => {
-        addWarning('', 'for b');
-        await Promise.resolve();
-      }),
-    ]);
-    addWarning('', 'outside any request');
-    expect([warnings(a), warnings(b)]).toEqual([['299 - "for a"'], ['299 - "for b"']]);
+    const [sa, sb] = [new AbortController().signal, new AbortController().signal];
+    bindWarningRecorder(sa, a);
+    bindWarningRecorder(sb, b);
+    addWarning({ signal: sa }, '', 'for a');
+    addWarning({ signal: sb }, '', 'for b');
+    addWarning({ signal: sa }, '', 'for a');
+    addWarning({ signal: sa }, '', 'again for a');
+    expect([warnings(a), warnings(b)]).toEqual([['299 - "for a"', '299 - "again for a"'], ['299 - "for b"']]);
+  });
+
+  it('drops warnings of requests without a recorder', () => {
+    expect(() => addWarning({}, '', 'no signal')).not.toThrow();
+    expect(() => addWarning({ signal: new AbortController().signal }, '', 'unbound')).not.toThrow();
   });
 });

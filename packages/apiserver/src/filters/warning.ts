@@ -3,19 +3,21 @@
  * a request (admission webhooks today) calls {@link addWarning}, and each distinct text becomes a
  * `Warning: 299 - "<text>"` header of the response.
  *
- * The recorder of a request is found through the async context (Go's `context.Context` here is Node's
- * `AsyncLocalStorage`), because the code that produces warnings sees the request's `RequestContext`, not its response.
- * Tracking async context costs something on every promise, so it is only switched on once something that produces
- * warnings has been built ({@link enableWarningRecorder}); until then {@link withWarningRecorder} just runs its
- * function.
+ * Kubernetes finds the recorder in the request's `context.Context`. Here the code that produces warnings gets the
+ * request's `RequestContext`, whose `signal` is the request's own deadline signal: `requestDeadline` (`timeout.ts`)
+ * makes it, and the server passes it unchanged to the handlers of requests that are not long-running. The recorder is
+ * looked up by that signal (a wrapped signal would lose the warnings; the webhook integration test checks they
+ * arrive). Only mutating requests, the ones admission sees, are bound, and a recorder is built only when a first
+ * warning comes, so other requests pay nothing.
  *
  * The limits are Kubernetes': identical texts are sent once; while the texts sent stay within 4096 characters
  * (code points) each is sent whole; the warning that would go past that switches to truncation, and every warning,
  * those already set included, is then cut to 256 characters; once 4096 characters have been sent that way, further
  * warnings are dropped. Texts are quoted as Go's `strconv.Quote` does (`net.NewWarningHeader`).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { type ServerResponse } from 'node:http';
+
+import { type RequestContext } from '../registry/rest/rest';
 
 /** Total characters of warning text sent whole, before truncation starts. */
 export const TRUNCATE_AT_TOTAL_CHARS = 4 * 1024;
@@ -103,29 +105,28 @@ export class ResponseWarningRecorder {
   }
 }
 
-const recorders = new AsyncLocalStorage<ResponseWarningRecorder>();
-let isEnabled = false;
+/** The response of each bound request signal, replaced by its recorder at the first warning. */
+const bound = new WeakMap<AbortSignal, ServerResponse | ResponseWarningRecorder>();
 
 /**
- * Switches warning recording on for this process. Called once by whatever produces warnings when it is built (the
- * admission webhook plugins); requests that started before see no recorder.
+ * Makes warnings added with `signal` as the RequestContext signal headers of `res` (called by
+ * `requestDeadline` for mutating requests). The binding goes away with the signal.
  */
-export function enableWarningRecorder(): void {
-  isEnabled = true;
+export function bindWarningRecorder(signal: AbortSignal, res: ServerResponse): void {
+  bound.set(signal, res);
 }
 
 /**
- * Runs `fn` (the rest of a request's handler chain) with a recorder that writes warnings into `res`'s headers.
- * Returns what `fn` returns.
+ * Adds a warning to the response of the request `ctx` serves (model: `warning.AddWarning`). `agent` is '' for this
+ * server. Dropped when the request has no recorder (internal writes, requests that are not mutating).
  */
-export function withWarningRecorder<T>(res: ServerResponse, fn: () => T): T {
-  return isEnabled ? recorders.run(new ResponseWarningRecorder(res), fn) : fn();
-}
-
-/**
- * Adds a warning to the response of the request being served (model: `warning.AddWarning`). `agent` is '' for
- * this server. Outside a request, or before recording is enabled, the warning is dropped.
- */
-export function addWarning(agent: string, text: string): void {
-  recorders.getStore()?.add(agent, text);
+export function addWarning(ctx: Pick<RequestContext, 'signal'>, agent: string, text: string): void {
+  if (!ctx.signal) return;
+  let r = bound.get(ctx.signal);
+  if (r === undefined) return;
+  if (!(r instanceof ResponseWarningRecorder)) {
+    r = new ResponseWarningRecorder(r);
+    bound.set(ctx.signal, r);
+  }
+  r.add(agent, text);
 }

@@ -28,7 +28,7 @@ import {
 import { type Logger } from '@platform/common';
 
 import { decodeObject } from '../../endpoints/handlers/body';
-import { addWarning, enableWarningRecorder } from '../../filters/warning';
+import { addWarning } from '../../filters/warning';
 import { isPatchError, jsonPatch } from '../../patch/patch';
 import { type InternalClient } from '../internal-client';
 import { type AdmissionAttributes, type AdmissionPlugin, type PluginFactory } from '../interfaces';
@@ -60,7 +60,6 @@ export class WebhookPlugin implements AdmissionPlugin {
     private readonly clientCert: { cert: string; key: string } | undefined,
   ) {
     this.name = mutating ? MUTATING_NAME : VALIDATING_NAME;
-    enableWarningRecorder();
   }
 
   handles(): boolean {
@@ -193,7 +192,7 @@ export class WebhookPlugin implements AdmissionPlugin {
       throw err;
     }
     // As Kubernetes' dispatchers do, before the verdict: a refusal carries its warnings too.
-    for (const w of response.warnings ?? []) addWarning('', w);
+    for (const w of response.warnings ?? []) addWarning(a.ctx, '', w);
     if (!response.allowed) {
       const s = response.status ?? {};
       const code = typeof s.code === 'number' && s.code >= 400 && s.code < 600 ? s.code : 403;
