@@ -132,9 +132,9 @@ export class Auditor {
 
   /** The event of a stage: a snapshot of the record (objects per level), with its time stamp. */
   snapshot(rec: AuditRecord, stage: Stage, code?: number): AuditEvent {
+    // The object reference and the annotations are shared, not copied: they are replaced, never changed, once an
+    // event may hold them (audit/context).
     const ev: AuditEvent = { ...rec.event, stage, stageTimestamp: microTime(this.now()) };
-    if (rec.event.objectRef) ev.objectRef = { ...rec.event.objectRef };
-    if (rec.event.annotations) ev.annotations = { ...rec.event.annotations };
     if (code !== undefined) {
       const status: AuditResponseStatus = { metadata: {}, ...(rec.responseStatus ?? {}), code };
       ev.responseStatus = status;
@@ -143,7 +143,7 @@ export class Auditor {
       const keepsRequest = levelAtLeast(rec.level, 'Request');
       if (rec.requestBody && (keepsRequest || (rec.event.objectRef && !rec.event.objectRef.name))) {
         this.decodeRequestBody(rec);
-        if (rec.event.objectRef) ev.objectRef = { ...rec.event.objectRef };
+        ev.objectRef = rec.event.objectRef;
       }
       if (keepsRequest && rec.requestObject !== undefined) ev.requestObject = rec.requestObject;
       if (stage === 'ResponseComplete' && rec.responseObject !== undefined) ev.responseObject = rec.responseObject;

@@ -51,7 +51,8 @@ export function setReceivedTime(req: IncomingMessage, ms: number): void {
 export function addAuditAnnotation(req: IncomingMessage, key: string, value: string): void {
   const rec = getAuditRecord(req);
   if (!rec) return;
-  (rec.event.annotations ??= {})[key] = value;
+  // Copy on write: the events already queued share the previous object.
+  rec.event.annotations = { ...rec.event.annotations, [key]: value };
 }
 
 /**
@@ -70,13 +71,16 @@ export function noteRequestObject(req: IncomingMessage, obj: unknown): void {
 export function completeObjectRef(rec: AuditRecord, obj: unknown): void {
   const meta = (obj as { metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string } })
     ?.metadata;
-  const ref = rec.event.objectRef;
-  if (!ref || !meta || typeof meta !== 'object') return;
+  const old = rec.event.objectRef;
+  if (!old || !meta || typeof meta !== 'object') return;
+  // Copy on write: the events already queued share the previous reference.
+  const ref = { ...old };
   if (!ref.namespace && typeof meta.namespace === 'string' && meta.namespace) ref.namespace = meta.namespace;
   if (!ref.name && typeof meta.name === 'string' && meta.name) ref.name = meta.name;
   if (!ref.uid && typeof meta.uid === 'string' && meta.uid) ref.uid = meta.uid;
   if (!ref.resourceVersion && typeof meta.resourceVersion === 'string' && meta.resourceVersion)
     ref.resourceVersion = meta.resourceVersion;
+  rec.event.objectRef = ref;
 }
 
 /**

@@ -248,20 +248,25 @@ export function logBackend(out: LogOutput, format: LogFormat, apiVersion: string
       return false;
     }
   };
-  const lines = (events: AuditEvent[]): string => {
-    let text = '';
-    for (const ev of events)
-      text += format === 'legacy' ? `${legacyLine(ev)}\n` : `${JSON.stringify(inVersion(ev, apiVersion))}\n`;
-    return text;
+  // Lines are joined once (appending each to a growing string builds a rope that the write then has to flatten).
+  const line = (ev: AuditEvent): string =>
+    format === 'legacy' ? legacyLine(ev) : JSON.stringify(inVersion(ev, apiVersion));
+  const lines = (events: AuditEvent[], out: string[]): void => {
+    for (const ev of events) out.push(line(ev));
   };
+  const text = (out: string[]): string => (out.length === 0 ? '' : `${out.join('\n')}\n`);
   return {
-    processEvents: (events) => write(events.length, lines(events)),
+    processEvents: (events) => {
+      const out: string[] = [];
+      lines(events, out);
+      return write(events.length, text(out));
+    },
     // Batches of a file are lines one after the other: several go out in one write.
-    processBatches: (batches) =>
-      write(
-        batches.reduce((n, b) => n + b.length, 0),
-        batches.map(lines).join(''),
-      ),
+    processBatches: (batches) => {
+      const out: string[] = [];
+      for (const b of batches) lines(b, out);
+      return write(out.length, text(out));
+    },
     shutdown: () => out.close(),
   };
 }
