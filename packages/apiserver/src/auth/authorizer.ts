@@ -102,6 +102,11 @@ export interface RuleSource {
    * `<resource>.<group> "<name>" not found` for a missing role.
    */
   roleRefRules(ref: { kind?: string; name?: string }, namespace: string): PolicyRuleLike[];
+  /**
+   * Optional: `decide()` for a request of `user` in `namespace` described by `key`, remembered until the rules
+   * change (a decision walks every rule of the user; the same requests come again and again).
+   */
+  memo?<T>(user: UserInfo, namespace: string, key: string, decide: () => T): T;
 }
 
 /** The fields of an RBAC PolicyRule that matching reads. */

@@ -20,7 +20,7 @@ import { errorToStatus, internalError } from '@platform/api';
 import { type Logger } from '@platform/common';
 
 import { type Auditor } from '../audit/auditor';
-import { type AuditRecord, getAuditRecord, setReceivedTime } from '../audit/context';
+import { type AuditRecord, getAuditRecord, getReceivedTime, setReceivedTime } from '../audit/context';
 import { microTime, preciseNow, sourceIPs } from '../audit/event';
 import { AUDIT_V1, type AuditEvent } from '../audit/types';
 import { isLongRunning } from '../endpoints/request-info';
@@ -98,17 +98,22 @@ function auditFailedAuthentication(
   void auditor.emitEvent(ev);
 }
 
-/** The first filter: the arrival time, and the event of a request authentication rejects. */
-export function auditReceived(auditor: Auditor, now: () => number = preciseNow): Middleware {
-  return (req, res, next) => {
-    const received = now();
-    setReceivedTime(req, received);
-    // A rejected request keeps its credentials in the headers (authentication removes them only on success).
-    res.once('finish', () => {
-      if (res.statusCode === 401 && !getAuditRecord(req) && getUser(req) === undefined)
-        auditFailedAuthentication(auditor, req, res, received);
-    });
+/** The first filter: the arrival time. */
+export function auditReceived(now: () => number = preciseNow): Middleware {
+  return (req, _res, next) => {
+    setReceivedTime(req, now());
     next();
+  };
+}
+
+/**
+ * What the authentication filter calls after writing a 401: the event of the rejected request (its credentials are
+ * still in the headers: authentication removes them only on success).
+ */
+export function auditRejected(auditor: Auditor): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    if (!getAuditRecord(req) && getUser(req) === undefined)
+      auditFailedAuthentication(auditor, req, res, getReceivedTime(req) ?? preciseNow());
   };
 }
 

@@ -43,14 +43,19 @@ export async function authenticateRequest(
   }
 }
 
-/** The filter as middleware. */
+/** The filter as middleware; `onRejected` runs after a 401 was written (audit of failed authentication). */
 export function authentication(
   authenticator: Authenticator,
   serializers: Serializers,
   log: Logger,
+  onRejected?: (req: IncomingMessage, res: ServerResponse) => void,
 ): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void {
+  const reject = (req: IncomingMessage, res: ServerResponse, err: unknown): void => {
+    writeError(res, err, serializers);
+    onRejected?.(req, res);
+  };
   return (req, res, next) => {
-    void authenticateRequest(authenticator, req, (err) => writeError(res, err, serializers), log).then((ok) => {
+    void authenticateRequest(authenticator, req, (err) => reject(req, res, err), log).then((ok) => {
       if (ok) next();
     }, next);
   };

@@ -43,7 +43,7 @@ import { authenticateRequest, authentication } from '../filters/authentication';
 import { authorization, authorizeRequest } from '../filters/authorization';
 import { type Auditor, defaultBodyDecoder } from '../audit/auditor';
 import { type AuditConfig, buildAuditor } from '../audit/config';
-import { audit, auditPanics, auditReceived, auditUpgrade } from '../filters/audit';
+import { audit, auditPanics, auditReceived, auditRejected, auditUpgrade } from '../filters/audit';
 import { connectionThrottle } from '../filters/connection-throttle';
 import { cors } from '../filters/cors';
 import { hsts } from '../filters/hsts';
@@ -474,8 +474,10 @@ export class ApiServer {
     const t = this.config.transport;
     const filters: Middleware[] = [];
     for (const f of [hsts(t?.hstsDirectives ?? []), cors(t?.corsAllowedOrigins ?? [])]) if (f) filters.push(f);
-    if (this.auditor) filters.push(auditReceived(this.auditor));
-    filters.push(authentication(this.authenticator, this.serializers, log));
+    if (this.auditor) filters.push(auditReceived());
+    filters.push(
+      authentication(this.authenticator, this.serializers, log, this.auditor ? auditRejected(this.auditor) : undefined),
+    );
     if (this.auditor) filters.push(audit(this.auditor, this.serializers, log));
     const throttle = connectionThrottle(t?.maxConnectionBytesPerSec ?? 0);
     if (throttle) filters.push(throttle);

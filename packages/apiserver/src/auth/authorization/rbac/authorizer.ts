@@ -37,6 +37,15 @@ export class RbacAuthorizer implements Authorizer {
   decide(a: Attributes): AuthorizationResult {
     const source = this.source;
     if (!source) return { decision: 'noOpinion', reason: 'RBAC: the RBAC authorizer is not started' };
+    if (!source.memo) return this.walk(source, a);
+    const key = a.resourceRequest
+      ? `${a.verb}\0${a.apiGroup}\0${a.resource}\0${a.subresource}\0${a.name}`
+      : `${a.verb}\0\0${a.path}`;
+    return source.memo(a.user, a.namespace, key, () => this.walk(source, a));
+  }
+
+  /** The decision from the user's rules, one by one. */
+  private walk(source: RuleSource, a: Attributes): AuthorizationResult {
     let allowedBy: string | undefined;
     const errors: string[] = [];
     source.visitRulesFor(

@@ -47,6 +47,8 @@ interface SourcedRule {
 interface Resolved {
   rules: SourcedRule[];
   errors: string[];
+  /** Decisions already taken from these rules (see `memo`). */
+  decisions: Map<string, unknown> | undefined;
 }
 
 type Binding = (RoleBinding | ClusterRoleBinding) & ApiObject;
@@ -105,6 +107,8 @@ function appliesTo(user: UserInfo, b: Binding, bindingNamespace: string): Subjec
 
 /** Bound on the per-user cache (cleared when full; users are few, namespaces may be many). */
 const MAX_CACHED = 10_000;
+/** Bound on the remembered decisions of one user in one namespace. */
+const MAX_DECISIONS = 4096;
 
 /** See the module comment. */
 export class RbacIndex implements RuleSource {
@@ -147,7 +151,7 @@ export class RbacIndex implements RuleSource {
     const cacheKey = `${namespace}\0${user.name}\0${user.groups.join('\0')}`;
     const hit = this.cache.get(cacheKey);
     if (hit) return hit;
-    const out: Resolved = { rules: [], errors: [] };
+    const out: Resolved = { rules: [], errors: [], decisions: undefined };
     const collect = (b: Binding, bindingNamespace: string, describe: (s: Subject) => string): void => {
       const subject = appliesTo(user, b, bindingNamespace);
       if (!subject) return;
@@ -183,6 +187,18 @@ export class RbacIndex implements RuleSource {
     if (this.cache.size >= MAX_CACHED) this.cache.clear();
     this.cache.set(cacheKey, out);
     return out;
+  }
+
+  memo<T>(user: UserInfo, namespace: string, key: string, decide: () => T): T {
+    const r = this.resolve(user, namespace);
+    const decisions = (r.decisions ??= new Map());
+    if (decisions.has(key)) return decisions.get(key) as T;
+    const d = decide();
+    if (typeof d === 'object' && d !== null) Object.freeze(d);
+    // Names make the keys many: the memo of one user and namespace stays bounded.
+    if (decisions.size >= MAX_DECISIONS) decisions.clear();
+    decisions.set(key, d);
+    return d;
   }
 
   visitRulesFor(
