@@ -216,6 +216,8 @@ export function auditPanics(
 ): (err: unknown, req: IncomingMessage, res: ServerResponse, next: Next) => void {
   return (err, req, res, _next) => {
     log.error('Internal error serving a request', { err });
+    const answer = (): void =>
+      writeError(res, internalError('an unexpected error occurred while serving the request'), s);
     const rec = getAuditRecord(req);
     if (auditor && rec && !rec.completed) {
       rec.responseStatus = {
@@ -223,9 +225,17 @@ export function auditPanics(
         message: `APIServer panic'd: ${err instanceof Error ? err.message : String(err)}`,
         reason: 'InternalError',
       };
-      void auditor.emit(rec, 'Panic', 500);
+      // In blocking modes the answer waits for the event, as every other stage's does.
+      const r = auditor.emit(rec, 'Panic', 500);
+      if (typeof r !== 'boolean') {
+        r.then(
+          () => answer(),
+          () => answer(),
+        );
+        return;
+      }
     }
-    writeError(res, internalError('an unexpected error occurred while serving the request'), s);
+    answer();
   };
 }
 
