@@ -152,6 +152,27 @@ it('creates from literals, edits with a generator, and reports server errors as 
   expect(ok(k(['get', 'cm', 'settings', '-o', 'jsonpath={.data.a}']))).toBe('1');
 });
 
+it('creates pods: every namespace gets its default ServiceAccount, again after it is deleted', async () => {
+  ok(k(['create', 'namespace', 'team']));
+  const hasDefault = async (): Promise<boolean> =>
+    k(['get', 'serviceaccount', 'default', '-n', 'team', '-o', 'name']).stdout.trim() === 'serviceaccount/default';
+  await waitFor('the default ServiceAccount of team', hasDefault, 15_000);
+  const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec:\n  containers:\n  - {name: c, image: nginx}\n';
+  expect(ok(k(['create', '-n', 'team', '-f', '-'], pod))).toContain('pod/p1 created');
+  expect(ok(k(['get', 'pod', 'p1', '-n', 'team', '-o', 'jsonpath={.spec.serviceAccountName}']))).toBe('default');
+  const uid = ok(k(['get', 'serviceaccount', 'default', '-n', 'team', '-o', 'jsonpath={.metadata.uid}']));
+  ok(k(['delete', 'serviceaccount', 'default', '-n', 'team']));
+  await waitFor(
+    'the default ServiceAccount of team to be created again',
+    async () => {
+      const r = k(['get', 'serviceaccount', 'default', '-n', 'team', '-o', 'jsonpath={.metadata.uid}']);
+      return r.status === 0 && r.stdout !== '' && r.stdout !== uid;
+    },
+    15_000,
+  );
+  ok(k(['delete', 'pod', 'p1', '-n', 'team', '--grace-period=0', '--force']));
+});
+
 it('watches with get -w', () => {
   const r = k(['get', 'configmaps', '-w', '--request-timeout=3s', '-o', 'name']);
   expect(r.stdout).toContain('configmap/settings');

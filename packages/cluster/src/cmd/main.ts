@@ -10,7 +10,10 @@ import { dirname, join, resolve } from 'node:path';
 
 import { Command, InvalidArgumentError } from 'commander';
 
+import { Clientset, loadClientConfig, RestClient } from '@platform/client';
+
 import { clusterFiles, ensureCredentials, writeKubeconfig } from '../pki';
+import { runServiceAccountsController } from '../service-accounts';
 
 const READY_TIMEOUT_MS = 60_000;
 
@@ -111,8 +114,10 @@ async function up(dir: string, port: number, bindAddress: string): Promise<numbe
       } else if (children.size === 0) resolveExit(0);
     });
   });
+  const controllers = new AbortController();
   const stopAll = async (): Promise<void> => {
     stopping = true;
+    controllers.abort();
     for (const child of children.values()) child.kill('SIGTERM');
   };
   const onSignal = (): void => {
@@ -135,6 +140,14 @@ async function up(dir: string, port: number, bindAddress: string): Promise<numbe
     await new Promise((r) => setTimeout(r, 200));
   }
   if (!stopping) {
+    // The controller manager's serviceaccount controller, until that daemon joins: pods need a `default`
+    // ServiceAccount in their namespace.
+    const clientset = new Clientset(new RestClient(loadClientConfig({ clientConfig: f.kubeconfig })));
+    void runServiceAccountsController(clientset, controllers.signal, (namespace, err) =>
+      process.stderr.write(
+        `[serviceaccounts] could not create the default ServiceAccount of ${namespace}: ${String(err)}\n`,
+      ),
+    );
     process.stdout.write(
       [
         '',
