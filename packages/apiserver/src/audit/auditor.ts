@@ -125,7 +125,7 @@ export class Auditor {
       requestReceivedTimestamp: received,
       stageTimestamp: received,
     };
-    const rec: AuditRecord = { level, omitStages, event, completed: false };
+    const rec: AuditRecord = { level, omitStages, event, completed: false, annotationsShared: false };
     setAuditRecord(req, rec);
     return rec;
   }
@@ -133,8 +133,29 @@ export class Auditor {
   /** The event of a stage: a snapshot of the record (objects per level), with its time stamp. */
   snapshot(rec: AuditRecord, stage: Stage, code?: number): AuditEvent {
     // The object reference and the annotations are shared, not copied: they are replaced, never changed, once an
-    // event may hold them (audit/context).
-    const ev: AuditEvent = { ...rec.event, stage, stageTimestamp: microTime(this.now()) };
+    // event may hold them (audit/context). One literal of every field (a spread of the record's event cost more).
+    const e = rec.event;
+    if (e.annotations) rec.annotationsShared = true;
+    const ev: AuditEvent = {
+      kind: e.kind,
+      apiVersion: e.apiVersion,
+      level: e.level,
+      auditID: e.auditID,
+      stage,
+      requestURI: e.requestURI,
+      verb: e.verb,
+      user: e.user,
+      impersonatedUser: e.impersonatedUser,
+      sourceIPs: e.sourceIPs,
+      userAgent: e.userAgent,
+      objectRef: e.objectRef,
+      responseStatus: e.responseStatus,
+      requestObject: e.requestObject,
+      responseObject: e.responseObject,
+      requestReceivedTimestamp: e.requestReceivedTimestamp,
+      stageTimestamp: microTime(this.now()),
+      annotations: e.annotations,
+    };
     if (code !== undefined) {
       const status: AuditResponseStatus = { metadata: {}, ...(rec.responseStatus ?? {}), code };
       ev.responseStatus = status;

@@ -25,6 +25,8 @@ export interface AuditRecord {
   responseStatus?: Record<string, unknown>;
   /** Set once ResponseComplete or Panic has been written. */
   completed: boolean;
+  /** A written event holds `event.annotations`: the next annotation goes into a copy. */
+  annotationsShared: boolean;
 }
 
 /** The audit record of a request, when it is audited. */
@@ -52,7 +54,13 @@ export function addAuditAnnotation(req: IncomingMessage, key: string, value: str
   const rec = getAuditRecord(req);
   if (!rec) return;
   // Copy on write: the events already queued share the previous object.
-  rec.event.annotations = { ...rec.event.annotations, [key]: value };
+  let annotations = rec.event.annotations;
+  if (!annotations || rec.annotationsShared) {
+    annotations = Object.assign({}, annotations);
+    rec.event.annotations = annotations;
+    rec.annotationsShared = false;
+  }
+  annotations[key] = value;
 }
 
 /**
