@@ -100,3 +100,37 @@ export function legacyLine(ev: AuditEvent): string {
 export function inVersion(ev: AuditEvent, apiVersion: string): AuditEvent {
   return ev.apiVersion === apiVersion ? ev : { ...ev, apiVersion };
 }
+
+/**
+ * One event as a JSON line (without the newline) in `apiVersion`: the same document as `JSON.stringify`, written
+ * field by field. The parts two stages of a request share (user, source IPs, object reference) are serialized once
+ * and reused: the events of a stage are snapshots that hold the same objects.
+ */
+export function eventJson(ev: AuditEvent, apiVersion: string): string {
+  const q = JSON.stringify;
+  let s =
+    `{"kind":"Event","apiVersion":${q(apiVersion)},"level":${q(ev.level)},"auditID":${q(ev.auditID)},` +
+    `"stage":${q(ev.stage)},"requestURI":${q(ev.requestURI)},"verb":${q(ev.verb)},"user":${shared(ev.user)}`;
+  if (ev.impersonatedUser !== undefined) s += `,"impersonatedUser":${q(ev.impersonatedUser)}`;
+  if (ev.sourceIPs !== undefined) s += `,"sourceIPs":${shared(ev.sourceIPs)}`;
+  if (ev.userAgent !== undefined) s += `,"userAgent":${q(ev.userAgent)}`;
+  if (ev.objectRef !== undefined) s += `,"objectRef":${shared(ev.objectRef)}`;
+  if (ev.responseStatus !== undefined) s += `,"responseStatus":${q(ev.responseStatus)}`;
+  if (ev.requestObject !== undefined) s += `,"requestObject":${q(ev.requestObject)}`;
+  if (ev.responseObject !== undefined) s += `,"responseObject":${q(ev.responseObject)}`;
+  s += `,"requestReceivedTimestamp":${q(ev.requestReceivedTimestamp)},"stageTimestamp":${q(ev.stageTimestamp)}`;
+  if (ev.annotations !== undefined) s += `,"annotations":${q(ev.annotations)}`;
+  return `${s}}`;
+}
+
+/** JSON of the objects events share, kept while some event holds them. */
+const sharedJson = new WeakMap<object, string>();
+
+function shared(v: object): string {
+  let json = sharedJson.get(v);
+  if (json === undefined) {
+    json = JSON.stringify(v);
+    sharedJson.set(v, json);
+  }
+  return json;
+}

@@ -18,7 +18,7 @@ import { createGzip } from 'node:zlib';
 import { type Logger } from '@platform/common';
 
 import { type AuditBackend } from './backend';
-import { inVersion, legacyLine } from './event';
+import { eventJson, legacyLine } from './event';
 import { type AuditEvent } from './types';
 
 /** `--audit-log-format`. */
@@ -249,8 +249,7 @@ export function logBackend(out: LogOutput, format: LogFormat, apiVersion: string
     }
   };
   // Lines are joined once (appending each to a growing string builds a rope that the write then has to flatten).
-  const line = (ev: AuditEvent): string =>
-    format === 'legacy' ? legacyLine(ev) : JSON.stringify(inVersion(ev, apiVersion));
+  const line = (ev: AuditEvent): string => (format === 'legacy' ? legacyLine(ev) : eventJson(ev, apiVersion));
   const lines = (events: AuditEvent[], out: string[]): void => {
     for (const ev of events) out.push(line(ev));
   };
