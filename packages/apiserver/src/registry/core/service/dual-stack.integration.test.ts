@@ -43,20 +43,28 @@ describe('a dual-stack cluster', () => {
   });
 
   it('puts IPv6 first when asked, and honours requested addresses', async () => {
+    // Addresses no service holds yet: the earlier ones got random addresses of the (small) ranges.
+    const held = new Set(
+      ((await t.request('GET', '/api/v1/services')).json.items as { spec: { clusterIPs?: string[] } }[]).flatMap(
+        (s) => s.spec.clusterIPs ?? [],
+      ),
+    );
+    const v6 = ['fd00:10::99', 'fd00:10::98', 'fd00:10::97'].find((ip) => !held.has(ip))!;
+    const v4 = ['10.8.0.9', '10.8.0.10', '10.8.0.11', '10.8.0.12'].find((ip) => !held.has(ip))!;
     const r = await t.request('POST', SVCS, {
-      body: svc('v6first', { ipFamilies: ['IPv6', 'IPv4'], clusterIPs: ['fd00:10::99', '10.8.0.9'] }),
+      body: svc('v6first', { ipFamilies: ['IPv6', 'IPv4'], clusterIPs: [v6, v4] }),
     });
     expect(r.status).toBe(201);
     expect(r.json.spec).toMatchObject({
       ipFamilyPolicy: 'RequireDualStack',
       ipFamilies: ['IPv6', 'IPv4'],
-      clusterIP: 'fd00:10::99',
-      clusterIPs: ['fd00:10::99', '10.8.0.9'],
+      clusterIP: v6,
+      clusterIPs: [v6, v4],
     });
-    const taken = await t.request('POST', SVCS, { body: svc('again', { clusterIP: 'fd00:10::99' }) });
+    const taken = await t.request('POST', SVCS, { body: svc('again', { clusterIP: v6 }) });
     expect(taken.status).toBe(422);
     expect(causes(taken.json)).toEqual([
-      'spec.clusterIPs[0]: Invalid value: "fd00:10::99": provided IP is already allocated',
+      `spec.clusterIPs[0]: Invalid value: "${v6}": provided IP is already allocated`,
     ]);
   });
 
