@@ -25,10 +25,9 @@ import { microTime, preciseNow, sourceIPs } from '../audit/event';
 import { AUDIT_V1, type AuditEvent } from '../audit/types';
 import { isLongRunning } from '../endpoints/request-info';
 import { type Serializers, writeError } from '../endpoints/responses/writers';
-import { getRequestInfo, getUser } from './request-info';
+import { getRequestInfo, getUser, type Middleware } from './request-info';
 
 type Next = (err?: unknown) => void;
-type Middleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
 
 /** The methods a rejected request tried, as Kubernetes words it in the event. */
 function attemptedMethods(req: IncomingMessage): string {
@@ -111,10 +110,7 @@ export function auditReceived(now: () => number = preciseNow): Middleware {
  * still in the headers: authentication removes them only on success).
  */
 export function auditRejected(auditor: Auditor): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    if (!getAuditRecord(req) && getUser(req) === undefined)
-      auditFailedAuthentication(auditor, req, res, getReceivedTime(req) ?? preciseNow());
-  };
+  return (req, res) => auditFailedAuthentication(auditor, req, res, getReceivedTime(req) ?? preciseNow());
 }
 
 /**
@@ -228,10 +224,7 @@ export function auditPanics(
       // In blocking modes the answer waits for the event, as every other stage's does.
       const r = auditor.emit(rec, 'Panic', 500);
       if (typeof r !== 'boolean') {
-        r.then(
-          () => answer(),
-          () => answer(),
-        );
+        r.then(answer, answer);
         return;
       }
     }

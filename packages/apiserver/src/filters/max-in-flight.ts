@@ -37,15 +37,11 @@ export function maxInFlight(
     }
     if (isMutating) mutating++;
     else readOnly++;
-    let done = false;
-    const release = (): void => {
-      if (done) return;
-      done = true;
+    // 'close' follows 'finish' and comes alone when the client leaves first: one listener sees every end.
+    res.once('close', () => {
       if (isMutating) mutating--;
       else readOnly--;
-    };
-    res.on('finish', release);
-    res.on('close', release);
+    });
     next();
   };
 }

@@ -2,10 +2,13 @@
  * Per-request data read through typed accessors backed by a module-private symbol (STYLE.md §3.3), never ad-hoc
  * properties on the request.
  */
-import { type IncomingMessage } from 'node:http';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
 
 import { type UserInfo } from '../registry/rest/rest';
 import { parseRequestInfo, type RequestInfo } from '../endpoints/request-info';
+
+/** A filter of the chain: connect-style, `next(err)` for an unexpected failure. */
+export type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
 const STATE = Symbol('platform.request');
 

@@ -41,8 +41,7 @@ export function requestDeadline(
   });
   if (longRunning || requestTimeoutMs <= 0) return abort.signal;
   let ms = requestTimeoutMs;
-  const q = req.url?.indexOf('timeoutSeconds=') ?? -1;
-  if (q >= 0) {
+  if (req.url?.includes('timeoutSeconds=')) {
     const asked = Number(new URLSearchParams(req.url!.slice(req.url!.indexOf('?') + 1)).get('timeoutSeconds') ?? NaN);
     if (Number.isInteger(asked) && asked > 0) ms = Math.min(ms, asked * 1000);
   }

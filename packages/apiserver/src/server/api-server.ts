@@ -47,7 +47,7 @@ import { audit, auditPanics, auditReceived, auditRejected, auditUpgrade } from '
 import { connectionThrottle } from '../filters/connection-throttle';
 import { cors } from '../filters/cors';
 import { hsts } from '../filters/hsts';
-import { getRequestInfo, getUser } from '../filters/request-info';
+import { getRequestInfo, getUser, type Middleware } from '../filters/request-info';
 import { maxInFlight } from '../filters/max-in-flight';
 import { requestDeadline } from '../filters/timeout';
 import {
@@ -81,8 +81,6 @@ import { authenticationInfoData } from './bootstrap/authentication-info';
 import { type Bootstrap, type BootstrapConfig, installBootstrap } from './bootstrap/bootstrap';
 import { resolveResourceConfig, servedResources } from './resource-config';
 
-/** A filter of the chain: connect-style, `next(err)` for an unexpected failure. */
-type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 /** Everything the API server is built from (what the command line options produce). */
 export interface ApiServerConfig {
   serving: SecureServingInfo;
