@@ -248,24 +248,17 @@ export function logBackend(out: LogOutput, format: LogFormat, apiVersion: string
       return false;
     }
   };
-  // Lines are joined once (appending each to a growing string builds a rope that the write then has to flatten).
   const line = (ev: AuditEvent): string => (format === 'legacy' ? legacyLine(ev) : eventJson(ev, apiVersion));
-  const lines = (events: AuditEvent[], out: string[]): void => {
-    for (const ev of events) out.push(line(ev));
+  // Batches of a file are lines one after the other: several go out in one write. The lines are joined once
+  // (appending each to a growing string builds a rope that the write then has to flatten).
+  const writeBatches = (batches: AuditEvent[][]): Promise<boolean> => {
+    const lines: string[] = [];
+    for (const b of batches) for (const ev of b) lines.push(line(ev));
+    return write(lines.length, lines.length === 0 ? '' : `${lines.join('\n')}\n`);
   };
-  const text = (out: string[]): string => (out.length === 0 ? '' : `${out.join('\n')}\n`);
   return {
-    processEvents: (events) => {
-      const out: string[] = [];
-      lines(events, out);
-      return write(events.length, text(out));
-    },
-    // Batches of a file are lines one after the other: several go out in one write.
-    processBatches: (batches) => {
-      const out: string[] = [];
-      for (const b of batches) lines(b, out);
-      return write(out.length, text(out));
-    },
+    processEvents: (events) => writeBatches([events]),
+    processBatches: writeBatches,
     shutdown: () => out.close(),
   };
 }
