@@ -7,10 +7,14 @@
  * (4096 entries) — so a crash-looping pod gives one Event with a count, not thousands. A repeat whose Event was
  * deleted meanwhile (404 on the patch) is created anew.
  *
+ * Names: `<object>.<hex>`, the hex being the time in microseconds whose last three digits are a per-recorder
+ * sequence (starting at random), so one recorder never repeats a name within a millisecond; a name another
+ * recorder took (409 AlreadyExists) is retried with the next one.
+ *
  * Rate limit: `--event-qps` / `--event-burst` per recorder, as a token bucket per involved object (client-go's
  * spam filter); events over the limit are dropped (and counted in `dropped`), never queued without bound.
  */
-import { type ApiObject, type Event, isNotFound } from '@platform/api';
+import { type ApiObject, type Event, isAlreadyExists, isNotFound } from '@platform/api';
 import { type Logger, NOP_LOGGER } from '@platform/common';
 
 import { type ResourceClient } from '../rest/resource-client';
@@ -59,6 +63,8 @@ export class EventRecorder {
   private closed = false;
   /** Events dropped by the rate limit. */
   dropped = 0;
+  /** The last three decimal digits of the next name's suffix. */
+  private seq = Math.floor(Math.random() * 1000);
 
   constructor(private readonly o: EventRecorderOptions) {
     this.clock = o.clock ?? REAL_CLOCK;
@@ -141,11 +147,8 @@ export class EventRecorder {
     }
     const namespace = ref.namespace || 'default';
     const ts = seconds(now);
-    const created = await this.o.events.create({
-      metadata: {
-        name: `${ref.name ?? 'unknown'}.${(now * 1000 + Math.floor(Math.random() * 1000)).toString(16)}`,
-        namespace,
-      },
+    const event = {
+      metadata: { name: '', namespace },
       involvedObject: Object.fromEntries(Object.entries(ref).filter(([, v]) => v !== undefined)),
       reason,
       message,
@@ -156,7 +159,18 @@ export class EventRecorder {
       count: 1,
       reportingComponent: this.o.component,
       reportingInstance: this.o.host ?? '',
-    } as Event & ApiObject);
+    } as Event & ApiObject & { metadata: { name: string } };
+    let created: Event & ApiObject;
+    for (let attempt = 1; ; attempt++) {
+      event.metadata.name = `${ref.name ?? 'unknown'}.${(now * 1000 + this.seq).toString(16)}`;
+      this.seq = (this.seq + 1) % 1000;
+      try {
+        created = await this.o.events.create(event);
+        break;
+      } catch (err) {
+        if (!isAlreadyExists(err) || attempt === 3) throw err;
+      }
+    }
     if (this.cache.size >= CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, { name: created.metadata?.name ?? '', namespace, count: 1, firstTimestamp: ts });
   }

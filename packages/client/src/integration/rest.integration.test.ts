@@ -175,6 +175,31 @@ it('drops events over --event-qps/--event-burst', async () => {
   rest.close();
 });
 
+it('names events uniquely within a millisecond, and takes the next name when another recorder holds one', async () => {
+  const rest = new RestClient({ server: ts.url, ca: Buffer.from(ts.ca), qps: 0 });
+  const cs = new Clientset(rest);
+  const target = await cs.resource(ConfigMapKind, 'default').create({ metadata: { name: 'same-ms' } });
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  const clock = { now: () => now, sleep: () => Promise.resolve() };
+  // Another writer already holds the name this recorder tries first.
+  await cs.resource(EventKind, 'default').create({
+    metadata: { name: `same-ms.${(now * 1000).toString(16)}` },
+    involvedObject: { kind: 'ConfigMap', namespace: 'default', name: 'other' },
+    reason: 'Other',
+    message: 'held',
+  } as never);
+  const rec = new EventRecorder({ events: cs.resource(EventKind), component: 'names', qps: 0, clock });
+  (rec as unknown as { seq: number }).seq = 0;
+  for (let i = 0; i < 50; i++) rec.event(target, 'Normal', 'Reason', `message ${i}`);
+  await rec.shutdown();
+  const events = (await cs.resource(EventKind, 'default').list()).items.filter(
+    (e) => e.involvedObject.name === 'same-ms',
+  );
+  expect(new Set(events.map((e) => e.message)).size).toBe(50);
+  expect(events.map((e) => e.metadata?.name)).not.toContain(`same-ms.${(now * 1000).toString(16)}`);
+  rest.close();
+});
+
 it('holds --api-qps on real calls: 1,000 GETs at qps 500, burst 50', async () => {
   const rest = new RestClient({
     server: ts.url,
