@@ -19,13 +19,13 @@ import { type RequestInfo } from '../endpoints/request-info';
 import { type UserInfo } from '../registry/rest/rest';
 import { type AuditBackend } from './backend';
 import { type AuditRecord, completeObjectRef, getReceivedTime, setAuditRecord } from './context';
-import { microTime, preciseNow, sourceIPs } from './event';
+import { microTime, plainStatus, preciseNow, sourceIPs } from './event';
 import { type PolicyEvaluator } from './policy';
 import {
   AUDIT_V1,
   type AuditEvent,
+  SHARED_JSON,
   type AuditObjectReference,
-  type AuditResponseStatus,
   type AuditUserInfo,
   type Level,
   levelAtLeast,
@@ -124,6 +124,7 @@ export class Auditor {
       ...(objectRef ? { objectRef } : {}),
       requestReceivedTimestamp: received,
       stageTimestamp: received,
+      [SHARED_JSON]: { apiVersion: '', head: '', body: '' },
     };
     const rec: AuditRecord = { level, omitStages, event, completed: false, annotationsShared: false };
     setAuditRecord(req, rec);
@@ -155,10 +156,10 @@ export class Auditor {
       requestReceivedTimestamp: e.requestReceivedTimestamp,
       stageTimestamp: microTime(this.now()),
       annotations: e.annotations,
+      [SHARED_JSON]: e[SHARED_JSON],
     };
     if (code !== undefined) {
-      const status: AuditResponseStatus = { metadata: {}, ...(rec.responseStatus ?? {}), code };
-      ev.responseStatus = status;
+      ev.responseStatus = rec.responseStatus ? { metadata: {}, ...rec.responseStatus, code } : plainStatus(code);
     }
     if (stage !== 'RequestReceived') {
       const keepsRequest = levelAtLeast(rec.level, 'Request');

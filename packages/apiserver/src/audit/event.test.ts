@@ -1,5 +1,5 @@
 import { eventJson } from './event';
-import { AUDIT_V1, type AuditEvent } from './types';
+import { AUDIT_V1, type AuditEvent, SHARED_JSON, type SharedJson } from './types';
 
 const full: AuditEvent = {
   kind: 'Event',
@@ -50,5 +50,24 @@ describe('eventJson', () => {
     };
     expect(JSON.parse(eventJson(complete, AUDIT_V1))).toEqual(complete);
     expect(eventJson(complete, AUDIT_V1)).toContain('"user":{}');
+  });
+
+  it('writes the common fields once for the stages of a request, and again when one of them was replaced', () => {
+    const box: SharedJson = { apiVersion: '', head: '', body: '' };
+    const first: AuditEvent = { ...full, stage: 'RequestReceived', [SHARED_JSON]: box };
+    expect(eventJson(first, AUDIT_V1)).toBe(JSON.stringify(first));
+    const body = box.body;
+    expect(body).toContain('"objectRef":{"resource":"configmaps"');
+    const second: AuditEvent = { ...first, stage: 'ResponseComplete', [SHARED_JSON]: box };
+    expect(eventJson(second, AUDIT_V1)).toBe(JSON.stringify(second));
+    expect(box.body).toBe(body); // the same text, not written again
+    expect(box.of).toBe(first);
+    // A create learns its name after RequestReceived: the reference is a new object, and the text follows it.
+    const named: AuditEvent = { ...second, objectRef: { ...full.objectRef, name: 'other' }, [SHARED_JSON]: box };
+    expect(eventJson(named, AUDIT_V1)).toBe(JSON.stringify(named));
+    expect(box.of).toBe(named);
+    const v1beta1 = JSON.parse(eventJson(named, 'audit.platform/v1beta1')) as AuditEvent;
+    expect(v1beta1).toEqual({ ...JSON.parse(JSON.stringify(named)), apiVersion: 'audit.platform/v1beta1' });
+    expect(Object.getOwnPropertySymbols(JSON.parse(JSON.stringify(named)))).toEqual([]);
   });
 });

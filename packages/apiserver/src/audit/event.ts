@@ -5,7 +5,7 @@
 import { type IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 
-import { type AuditEvent } from './types';
+import { type AuditEvent, type AuditResponseStatus, SHARED_JSON, type SharedJson, STAGES } from './types';
 
 /** Milliseconds since the epoch with sub-millisecond precision (the default clock of events). */
 export function preciseNow(): number {
@@ -101,36 +101,82 @@ export function inVersion(ev: AuditEvent, apiVersion: string): AuditEvent {
   return ev.apiVersion === apiVersion ? ev : { ...ev, apiVersion };
 }
 
-/**
- * One event as a JSON line (without the newline) in `apiVersion`: the same document as `JSON.stringify`, written
- * field by field. The parts two stages of a request share (user, source IPs, object reference) are serialized once
- * and reused: the events of a stage are snapshots that hold the same objects.
- */
-export function eventJson(ev: AuditEvent, apiVersion: string): string {
-  const q = JSON.stringify;
-  let s =
-    `{"kind":"Event","apiVersion":${q(apiVersion)},"level":${q(ev.level)},"auditID":${q(ev.auditID)},` +
-    `"stage":${q(ev.stage)},"requestURI":${q(ev.requestURI)},"verb":${q(ev.verb)},"user":${shared(ev.user)}`;
-  if (ev.impersonatedUser !== undefined) s += `,"impersonatedUser":${q(ev.impersonatedUser)}`;
-  if (ev.sourceIPs !== undefined) s += `,"sourceIPs":${shared(ev.sourceIPs)}`;
-  if (ev.userAgent !== undefined) s += `,"userAgent":${q(ev.userAgent)}`;
-  if (ev.objectRef !== undefined) s += `,"objectRef":${shared(ev.objectRef)}`;
-  if (ev.responseStatus !== undefined) s += `,"responseStatus":${q(ev.responseStatus)}`;
-  if (ev.requestObject !== undefined) s += `,"requestObject":${q(ev.requestObject)}`;
-  if (ev.responseObject !== undefined) s += `,"responseObject":${q(ev.responseObject)}`;
-  s += `,"requestReceivedTimestamp":${q(ev.requestReceivedTimestamp)},"stageTimestamp":${q(ev.stageTimestamp)}`;
-  if (ev.annotations !== undefined) s += `,"annotations":${q(ev.annotations)}`;
-  return `${s}}`;
+/** Whether `box` holds the text of `ev`'s common fields (they are the same objects as those it was written for). */
+function sharesText(box: SharedJson | undefined, ev: AuditEvent, apiVersion: string): box is SharedJson {
+  const o = box?.of;
+  return (
+    o !== undefined &&
+    box!.apiVersion === apiVersion &&
+    o.level === ev.level &&
+    o.auditID === ev.auditID &&
+    o.requestURI === ev.requestURI &&
+    o.verb === ev.verb &&
+    o.user === ev.user &&
+    o.impersonatedUser === ev.impersonatedUser &&
+    o.sourceIPs === ev.sourceIPs &&
+    o.userAgent === ev.userAgent &&
+    o.objectRef === ev.objectRef
+  );
 }
 
-/** JSON of the objects events share, kept while some event holds them. */
-const sharedJson = new WeakMap<object, string>();
+/**
+ * One event as a JSON line (without the newline) in `apiVersion`: the same document as `JSON.stringify`, written
+ * field by field. The fields the stages of a request share are written once, kept in the events' {@link SharedJson}.
+ */
+export function eventJson(ev: AuditEvent, apiVersion: string): string {
+  const parts: string[] = [];
+  eventJsonParts(ev, apiVersion, parts);
+  return parts.join('');
+}
 
-function shared(v: object): string {
-  let json = sharedJson.get(v);
-  if (json === undefined) {
-    json = JSON.stringify(v);
-    sharedJson.set(v, json);
+/** {@link eventJson} as pieces appended to `out`, for a writer that joins many events at once. */
+export function eventJsonParts(ev: AuditEvent, apiVersion: string, out: string[]): void {
+  const q = JSON.stringify;
+  let box = ev[SHARED_JSON];
+  if (!sharesText(box, ev, apiVersion)) {
+    box ??= { apiVersion, head: '', body: '' };
+    let body = `"requestURI":${q(ev.requestURI)},"verb":${q(ev.verb)},"user":${q(ev.user)}`;
+    if (ev.impersonatedUser !== undefined) body += `,"impersonatedUser":${q(ev.impersonatedUser)}`;
+    if (ev.sourceIPs !== undefined) body += `,"sourceIPs":${q(ev.sourceIPs)}`;
+    if (ev.userAgent !== undefined) body += `,"userAgent":${q(ev.userAgent)}`;
+    if (ev.objectRef !== undefined) body += `,"objectRef":${q(ev.objectRef)}`;
+    box.of = ev;
+    box.apiVersion = apiVersion;
+    box.head = `{"kind":"Event","apiVersion":${q(apiVersion)},"level":${q(ev.level)},"auditID":${q(ev.auditID)},"stage":`;
+    box.body = body;
   }
-  return json;
+  out.push(box.head, STAGE_JSON[ev.stage] ?? `${q(ev.stage)},`, box.body);
+  if (ev.responseStatus !== undefined) out.push(',"responseStatus":', statusJson(ev.responseStatus));
+  if (ev.requestObject !== undefined) out.push(',"requestObject":', q(ev.requestObject));
+  if (ev.responseObject !== undefined) out.push(',"responseObject":', q(ev.responseObject));
+  out.push(',"requestReceivedTimestamp":', q(ev.requestReceivedTimestamp), ',"stageTimestamp":', q(ev.stageTimestamp));
+  if (ev.annotations !== undefined) out.push(',"annotations":', q(ev.annotations));
+  out.push('}');
+}
+
+const STAGE_JSON: Partial<Record<string, string>> = Object.fromEntries(
+  STAGES.map((stage) => [stage, `${JSON.stringify(stage)},`]),
+);
+
+/**
+ * The response status of most events, `{"metadata":{},"code":N}`: one shared (frozen) object per code, whose JSON
+ * is written once.
+ */
+export function plainStatus(code: number): AuditResponseStatus {
+  let s = plainStatuses.get(code);
+  if (s === undefined) {
+    s = Object.freeze({ metadata: Object.freeze({}), code }) as AuditResponseStatus;
+    if (plainStatuses.size < 1000) {
+      plainStatuses.set(code, s);
+      plainStatusJson.set(s, JSON.stringify(s));
+    }
+  }
+  return s;
+}
+
+const plainStatuses = new Map<number, AuditResponseStatus>();
+const plainStatusJson = new Map<AuditResponseStatus, string>();
+
+function statusJson(s: AuditResponseStatus): string {
+  return plainStatusJson.get(s) ?? JSON.stringify(s);
 }

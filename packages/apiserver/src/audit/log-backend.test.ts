@@ -135,4 +135,23 @@ describe('audit log', () => {
       ),
     );
   });
+
+  it('fails a write larger than the file alone; the writes queued with it land, in order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-oversize-'));
+    const file = new RotatingFile(
+      join(dir, 'audit.log'),
+      { maxSizeMB: 1, maxBackups: 0, maxAgeDays: 0, compress: false },
+      quiet,
+    );
+    await file.open();
+    const first = file.write('one\n');
+    // These three arrive while the first is written: they go out together.
+    const queued = [file.write('two\n'), file.write('x'.repeat(1024 * 1024 + 1)), file.write('three\n')];
+    await first;
+    const results = await Promise.allSettled(queued);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toContain('exceeds maximum file size');
+    await file.close();
+    expect(readFileSync(join(dir, 'audit.log'), 'utf8')).toBe('one\ntwo\nthree\n');
+  });
 });

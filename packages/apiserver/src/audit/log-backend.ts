@@ -18,7 +18,7 @@ import { createGzip } from 'node:zlib';
 import { type Logger } from '@platform/common';
 
 import { type AuditBackend } from './backend';
-import { eventJson, legacyLine } from './event';
+import { eventJsonParts, legacyLine } from './event';
 import { type AuditEvent } from './types';
 
 /** `--audit-log-format`. */
@@ -125,37 +125,45 @@ export class RotatingFile implements LogOutput {
       const waiters = this.waiters;
       this.pending = [];
       this.waiters = [];
-      try {
-        // Joined writes are split again where one would overflow the file, so that rotation keeps its limit.
-        let chunk: string[] = [];
-        let bytes = 0;
-        for (const t of texts) {
-          const n = Buffer.byteLength(t);
-          if (bytes > 0 && this.size + bytes + n > this.maxBytes) {
-            await this.writeChunk(chunk.join(''));
-            chunk = [];
-            bytes = 0;
-          }
-          chunk.push(t);
-          bytes += n;
+      // Texts that arrived together go out in one write, split where one would overflow the file (so that rotation
+      // keeps its limit); each is encoded once. A text larger than a file fails alone.
+      let chunk: Buffer[] = [];
+      let chunkWaiters: typeof waiters = [];
+      let bytes = 0;
+      const flush = async (): Promise<void> => {
+        const ws = chunkWaiters;
+        try {
+          await this.writeChunk(chunk, bytes);
+          for (const w of ws) w.resolve();
+        } catch (err) {
+          for (const w of ws) w.reject(err);
         }
-        if (bytes > 0) await this.writeChunk(chunk.join(''));
-        for (const w of waiters) w.resolve();
-      } catch (err) {
-        for (const w of waiters) w.reject(err);
+        chunk = [];
+        chunkWaiters = [];
+        bytes = 0;
+      };
+      for (let i = 0; i < texts.length; i++) {
+        const buf = Buffer.from(texts[i]!);
+        if (buf.length > this.maxBytes) {
+          waiters[i]!.reject(new Error(`write length ${buf.length} exceeds maximum file size ${this.maxBytes}`));
+          continue;
+        }
+        if (bytes > 0 && this.size + bytes + buf.length > this.maxBytes) await flush();
+        chunk.push(buf);
+        chunkWaiters.push(waiters[i]!);
+        bytes += buf.length;
       }
+      if (bytes > 0) await flush();
     }
     this.writing = false;
   }
 
-  private async writeChunk(text: string): Promise<void> {
-    const buf = Buffer.from(text);
-    if (buf.length > this.maxBytes)
-      throw new Error(`write length ${buf.length} exceeds maximum file size ${this.maxBytes}`);
+  private async writeChunk(bufs: Buffer[], bytes: number): Promise<void> {
     if (!this.fh) await this.open();
-    if (this.size + buf.length > this.maxBytes) await this.rotate();
-    await this.fh!.write(buf);
-    this.size += buf.length;
+    if (this.size + bytes > this.maxBytes) await this.rotate();
+    if (bufs.length === 1) await this.fh!.write(bufs[0]!);
+    else await this.fh!.writev(bufs);
+    this.size += bytes;
   }
 
   private async rotate(): Promise<void> {
@@ -248,13 +256,19 @@ export function logBackend(out: LogOutput, format: LogFormat, apiVersion: string
       return false;
     }
   };
-  const line = (ev: AuditEvent): string => (format === 'legacy' ? legacyLine(ev) : eventJson(ev, apiVersion));
-  // Batches of a file are lines one after the other: several go out in one write. The lines are joined once
-  // (appending each to a growing string builds a rope that the write then has to flatten).
+  // Batches of a file are lines one after the other: several go out in one write. Every piece of every line is
+  // joined once (appending the pieces to a growing string builds a rope that the write then has to flatten).
   const writeBatches = (batches: AuditEvent[][]): Promise<boolean> => {
-    const lines: string[] = [];
-    for (const b of batches) for (const ev of b) lines.push(line(ev));
-    return write(lines.length, lines.length === 0 ? '' : `${lines.join('\n')}\n`);
+    const parts: string[] = [];
+    let count = 0;
+    for (const b of batches)
+      for (const ev of b) {
+        if (format === 'legacy') parts.push(legacyLine(ev));
+        else eventJsonParts(ev, apiVersion, parts);
+        parts.push('\n');
+        count++;
+      }
+    return write(count, parts.join(''));
   };
   return {
     processEvents: (events) => writeBatches([events]),

@@ -51,6 +51,27 @@ export type AuditResponseStatus = Partial<Omit<Status, 'apiVersion' | 'kind'>> &
 };
 
 /** One audit event: one stage of one request. Field order is Kubernetes' (the JSON output keeps it). */
+/**
+ * The key under which the events of one request's stages carry a {@link SharedJson}: a symbol, so that
+ * `JSON.stringify` (the webhook's batches) leaves it out.
+ */
+export const SHARED_JSON: unique symbol = Symbol('audit.sharedJson');
+
+/**
+ * The JSON text of the fields that the stages of a request have in common (from `level` to `objectRef`, but for
+ * `stage`), written once for the first event that needs it and reused by the others while those fields are the same
+ * objects (the event of each stage is a snapshot that holds them, not a copy).
+ */
+export interface SharedJson {
+  /** The event the text was written for. */
+  of?: AuditEvent;
+  apiVersion: string;
+  /** `"level":...,"auditID":...,`. */
+  head: string;
+  /** `"requestURI":...` up to and with `objectRef`. */
+  body: string;
+}
+
 export interface AuditEvent {
   kind: 'Event';
   apiVersion: string;
@@ -71,6 +92,7 @@ export interface AuditEvent {
   requestReceivedTimestamp: string;
   stageTimestamp: string;
   annotations?: Record<string, string>;
+  [SHARED_JSON]?: SharedJson;
 }
 
 /** A batch of events, as a webhook receives it. */
