@@ -173,6 +173,34 @@ it('creates pods: every namespace gets its default ServiceAccount, again after i
   ok(k(['delete', 'pod', 'p1', '-n', 'team', '--grace-period=0', '--force']));
 });
 
+it('aggregates a labelled ClusterRole into view, and through it edit and admin, until it is deleted', async () => {
+  const widgets = { apiGroups: ['widgets.e2e.platform'], resources: ['widgets'], verbs: ['get', 'list'] };
+  const hasWidgets = (role: string): boolean => {
+    const rules = (JSON.parse(ok(k(['get', 'clusterrole', role, '-o', 'json']))) as { rules?: unknown[] }).rules;
+    return (rules ?? []).some((r) => JSON.stringify(r) === JSON.stringify(widgets));
+  };
+  expect(['view', 'edit', 'admin'].filter(hasWidgets)).toEqual([]);
+  ok(
+    k(
+      ['create', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'rbac.authorization.platform/v1',
+        kind: 'ClusterRole',
+        metadata: {
+          name: 'e2e-aggregated-widgets',
+          labels: { 'rbac.authorization.platform/aggregate-to-view': 'true' },
+        },
+        rules: [widgets],
+      }),
+    ),
+  );
+  for (const role of ['view', 'edit', 'admin'])
+    await waitFor(`the ${role} ClusterRole to get the widgets rule`, async () => hasWidgets(role), 5_000);
+  ok(k(['delete', 'clusterrole', 'e2e-aggregated-widgets']));
+  for (const role of ['view', 'edit', 'admin'])
+    await waitFor(`the ${role} ClusterRole to lose the widgets rule`, async () => !hasWidgets(role), 5_000);
+});
+
 it('watches with get -w', () => {
   const r = k(['get', 'configmaps', '-w', '--request-timeout=3s', '-o', 'name']);
   expect(r.stdout).toContain('configmap/settings');

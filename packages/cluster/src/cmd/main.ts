@@ -12,6 +12,7 @@ import { Command, InvalidArgumentError } from 'commander';
 
 import { Clientset, loadClientConfig, RestClient } from '@platform/client';
 
+import { runClusterRoleAggregationController } from '../cluster-role-aggregation';
 import { clusterFiles, ensureCredentials, writeKubeconfig } from '../pki';
 import { runServiceAccountsController } from '../service-accounts';
 
@@ -140,12 +141,18 @@ async function up(dir: string, port: number, bindAddress: string): Promise<numbe
     await new Promise((r) => setTimeout(r, 200));
   }
   if (!stopping) {
-    // The controller manager's serviceaccount controller, until that daemon joins: pods need a `default`
-    // ServiceAccount in their namespace.
+    // The controller manager's serviceaccount and clusterrole-aggregation controllers, until that daemon joins:
+    // pods need a `default` ServiceAccount in their namespace, and ClusterRoles labelled to aggregate into `view`,
+    // `edit` or `admin` (or any role with an aggregation rule) extend it. Both stop when `controllers` aborts.
     const clientset = new Clientset(new RestClient(loadClientConfig({ clientConfig: f.kubeconfig })));
     void runServiceAccountsController(clientset, controllers.signal, (namespace, err) =>
       process.stderr.write(
         `[serviceaccounts] could not create the default ServiceAccount of ${namespace}: ${String(err)}\n`,
+      ),
+    );
+    void runClusterRoleAggregationController(clientset, controllers.signal, (name, err) =>
+      process.stderr.write(
+        `[clusterrole-aggregation] could not aggregate the rules of ClusterRole ${name}: ${String(err)}\n`,
       ),
     );
     process.stdout.write(
