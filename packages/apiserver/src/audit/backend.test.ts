@@ -1,3 +1,6 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
 import { type Logger } from '@platform/common';
 
 import { type AuditBackend, modeBackend, truncatingBackend } from './backend';
@@ -96,6 +99,40 @@ describe('audit backends', () => {
     expect(batches.every((batch) => batch.length <= 3)).toBe(true);
     // Queued together, they went out in fewer calls than batches.
     expect(calls.length).toBeLessThan(batches.length);
+  });
+
+  it('batch mode lets go of the events it has handed to the sink, in whole and in partial takes', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    // A sink that keeps nothing: only the queue could hold the events. The throttle (one batch a second) keeps all
+    // but the first batch queued, so the first is a partial take.
+    let delivered = 0;
+    const sink: AuditBackend = {
+      processEvents: (events) => {
+        delivered += events.length;
+        return true;
+      },
+      shutdown: async () => {},
+    };
+    const throttled = { ...batchConfig, maxBatchSize: 2, throttleEnable: true, throttleQPS: 1, throttleBurst: 1 };
+    const b = modeBackend('webhook', sink, 'batch', throttled, testLogger());
+    const refs: WeakRef<AuditEvent>[] = [];
+    const send = (): void => {
+      for (let i = 0; i < 5; i++) {
+        const ev = event(String(i));
+        refs.push(new WeakRef(ev));
+        void b.processEvents([ev]);
+      }
+    };
+    send();
+    for (let i = 0; i < 100 && delivered < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    gc();
+    expect(refs.map((r) => r.deref() !== undefined)).toEqual([false, false, true, true, true]);
+    await b.shutdown(); // the rest goes out without waiting for the throttle
+    expect(delivered).toBe(5);
+    await new Promise((r) => setTimeout(r, 10));
+    gc();
+    expect(refs.map((r) => r.deref() !== undefined)).toEqual([false, false, false, false, false]);
   });
 
   it('batch mode waits up to the maximum wait to fill a batch', async () => {
