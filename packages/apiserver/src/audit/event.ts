@@ -29,6 +29,9 @@ export function microTime(ms: number): string {
 let lastSecond = NaN;
 let lastSecondText = '';
 
+/** The source IPs of a connection's requests that carry no forwarding headers. */
+const peerIPs = new WeakMap<object, string[]>();
+
 function normalizeIP(ip: string): string {
   return ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
 }
@@ -38,15 +41,27 @@ function normalizeIP(ip: string): string {
  * unless already listed, then the peer address unless it is the last one listed.
  */
 export function sourceIPs(req: IncomingMessage): string[] {
-  const ips: string[] = [];
   const xff = req.headers['x-forwarded-for'];
+  const real = req.headers['x-real-ip'];
+  if (xff === undefined && real === undefined) {
+    // Only the peer: the same list for every request of a connection (events only read it).
+    const socket = req.socket;
+    if (!socket) return [];
+    let peer = peerIPs.get(socket);
+    if (peer === undefined) {
+      const remote = socket.remoteAddress;
+      peer = Object.freeze(remote && isIP(remote) ? [normalizeIP(remote)] : []) as string[];
+      peerIPs.set(socket, peer);
+    }
+    return peer;
+  }
+  const ips: string[] = [];
   if (typeof xff === 'string' && xff !== '') {
     for (const part of xff.split(',')) {
       const ip = part.trim();
       if (isIP(ip)) ips.push(normalizeIP(ip));
     }
   }
-  const real = req.headers['x-real-ip'];
   if (typeof real === 'string' && isIP(real.trim())) {
     const ip = normalizeIP(real.trim());
     if (!ips.includes(ip)) ips.push(ip);

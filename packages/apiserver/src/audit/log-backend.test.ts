@@ -65,6 +65,13 @@ describe('audit log', () => {
     expect(sourceIPs(req)).toEqual(['10.0.0.1', '10.0.0.2', '127.0.0.1']);
     const proxied = { headers: { 'x-forwarded-for': '127.0.0.1' }, socket: { remoteAddress: '127.0.0.1' } } as never;
     expect(sourceIPs(proxied)).toEqual(['127.0.0.1']);
+    // Without forwarding headers, the peer alone: one list per connection.
+    const socket = { remoteAddress: '::ffff:10.1.2.3' };
+    const direct = sourceIPs({ headers: {}, socket } as never);
+    expect(direct).toEqual(['10.1.2.3']);
+    expect(sourceIPs({ headers: {}, socket } as never)).toBe(direct);
+    expect(sourceIPs({ headers: {}, socket: { remoteAddress: '::1' } } as never)).toEqual(['::1']);
+    expect(sourceIPs({ headers: { 'x-real-ip': '10.9.9.9' }, socket } as never)).toEqual(['10.9.9.9', '10.1.2.3']);
   });
 
   it('writes one JSON event per line in the configured version', async () => {
