@@ -22,7 +22,9 @@ import {
   labelSelectorAsSelector,
   type PolicyRule,
 } from '@platform/api';
-import { type Clientset, InformerFactory, runWorkers, WorkQueue } from '@platform/client';
+import { type Clientset, InformerFactory, WorkQueue } from '@platform/client';
+
+import { runController } from './controller';
 
 /** The field manager of the controller's writes. */
 export const FIELD_MANAGER = 'clusterrole-aggregation-controller';
@@ -139,23 +141,14 @@ export async function runClusterRoleAggregationController(
   };
   roles.addEventHandler({ onAdd: enqueueAggregated, onUpdate: enqueueAggregated, onDelete: enqueueAggregated });
 
-  factory.start(signal);
-  signal.addEventListener('abort', () => queue.shutDown(), { once: true });
-  if (!(await factory.waitForCacheSync(signal))) {
-    queue.shutDown();
-    await factory.shutdown();
-    return;
-  }
-  await runWorkers(
+  await runController(
+    factory,
     queue,
+    signal,
     WORKERS,
     async (name) => {
       await syncAggregatedClusterRole(name, roles.indexer, client, signal);
     },
-    // A request cut short by the shutdown is not a failure worth reporting.
-    (name, err) => {
-      if (!signal.aborted) onError(name, err);
-    },
+    onError,
   );
-  await factory.shutdown();
 }

@@ -15,7 +15,9 @@ import {
   NamespaceKind,
   ServiceAccountKind,
 } from '@platform/api';
-import { type Clientset, InformerFactory, isDeletedFinalStateUnknown, runWorkers, WorkQueue } from '@platform/client';
+import { type Clientset, InformerFactory, isDeletedFinalStateUnknown, WorkQueue } from '@platform/client';
+
+import { runController } from './controller';
 
 /** The ServiceAccount every namespace gets. */
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
@@ -60,13 +62,5 @@ export async function runServiceAccountsController(
     }
   };
 
-  factory.start(signal);
-  signal.addEventListener('abort', () => queue.shutDown(), { once: true });
-  if (!(await factory.waitForCacheSync(signal))) {
-    queue.shutDown();
-    await factory.shutdown();
-    return;
-  }
-  await runWorkers(queue, 2, sync, onError);
-  await factory.shutdown();
+  await runController(factory, queue, signal, 2, sync, onError);
 }
