@@ -22,9 +22,11 @@ export function microTime(ms: number): string {
     lastSecond = second;
     lastSecondText = new Date(second * 1000).toISOString().slice(0, 20); // ...T10:00:00.
   }
-  const millis = whole - second * 1000;
-  return `${lastSecondText}${String(millis).padStart(3, '0')}${String(micros).padStart(3, '0')}Z`;
+  return `${lastSecondText}${THREE_DIGITS[whole - second * 1000]}${THREE_DIGITS[micros]}Z`;
 }
+
+/** `000` to `999`. */
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 
 let lastSecond = NaN;
 let lastSecondText = '';
