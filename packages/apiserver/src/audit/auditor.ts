@@ -49,12 +49,11 @@ const CLIENT_AUDIT_ID = /^[\x21-\x7e]{1,128}$/;
 
 function userOf(u: UserInfo | undefined): AuditUserInfo {
   if (!u) return {};
-  return {
-    username: u.name,
-    ...(u.uid ? { uid: u.uid } : {}),
-    ...(u.groups.length > 0 ? { groups: [...u.groups] } : {}),
-    ...(u.extra && Object.keys(u.extra).length > 0 ? { extra: u.extra } : {}),
-  };
+  const user: AuditUserInfo = { username: u.name };
+  if (u.uid) user.uid = u.uid;
+  if (u.groups.length > 0) user.groups = u.groups.slice();
+  if (u.extra && Object.keys(u.extra).length > 0) user.extra = u.extra;
+  return user;
 }
 
 function objectRefOf(info: RequestInfo): AuditObjectReference | undefined {
@@ -120,8 +119,9 @@ export class Auditor {
       verb: info.verb,
       user: userOf(user),
       sourceIPs: sourceIPs(req),
-      ...(userAgent ? { userAgent } : {}),
-      ...(objectRef ? { objectRef } : {}),
+      // Fields without a value are left undefined (one shape for every event; JSON leaves them out).
+      userAgent: userAgent || undefined,
+      objectRef,
       requestReceivedTimestamp: received,
       stageTimestamp: received,
       [SHARED_JSON]: { apiVersion: '', head: '', body: '' },

@@ -138,8 +138,9 @@ function hookResponse(
   }
   if (auditor.backend.synchronous) {
     // Nothing waits for the sink: ResponseComplete is written when the response closes ('close' follows 'finish',
-    // and comes alone when the client leaves first), with no wrapper around the response's methods.
-    res.once('close', () => {
+    // and comes alone when the client leaves first), with no wrapper around the response's methods. A response
+    // closes once: `on`, not `once` and its wrapper.
+    res.on('close', () => {
       if (!rec.completed) void auditor.emit(rec, 'ResponseComplete', res.statusCode);
     });
     return;
