@@ -23,7 +23,7 @@ import { BenchClient, type ServerProcess, startServerProcess, step } from '../te
 const CONCURRENCY = 32;
 const GETS = Number(process.env.BENCH_GETS ?? 20000);
 /** Rounds; each runs every server once, in alternating order (ABBA), and ratios are taken per round. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 
 const TOKENS = [
   'admin-token,admin,1,"system:masters"',
