@@ -221,10 +221,12 @@ it('describes and edits objects', () => {
   ok(k(['delete', 'configmap', 'editable']));
 });
 
-it('lets anonymous requests reach health checks and the version only (RBAC and Node authorization)', async () => {
+it('lets anonymous requests reach health checks, the version and discovery only (RBAC and Node authorization)', async () => {
   const ca = readFileSync(join(dir, '.platform', 'pki', 'apiserver.crt'), 'utf8');
-  for (const path of ['/livez', '/readyz', '/healthz', '/version'])
-    expect((await get(`${apiURL}${path}`, ca)).status).toBe(200);
+  for (const path of ['/livez', '/readyz', '/healthz', '/version', '/api', '/apis', '/api/v1', '/apis/apps/v1'])
+    expect([path, (await get(`${apiURL}${path}`, ca)).status]).toEqual([path, 200]);
+  for (const path of ['/api/v1/namespaces/default/configmaps', '/metrics', '/apis/apps/v1/deployments'])
+    expect([path, (await get(`${apiURL}${path}`, ca)).status]).toEqual([path, 403]);
   const list = await get(`${apiURL}/api/v1/namespaces`, ca);
   expect(list.status).toBe(403);
   expect(JSON.parse(list.text)).toMatchObject({

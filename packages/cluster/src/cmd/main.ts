@@ -12,6 +12,7 @@ import { Command, InvalidArgumentError } from 'commander';
 
 import { Clientset, loadClientConfig, RestClient } from '@platform/client';
 
+import { ensureAnonymousDiscovery } from '../anonymous-discovery';
 import { runClusterRoleAggregationController } from '../cluster-role-aggregation';
 import { clusterFiles, ensureCredentials, writeKubeconfig } from '../pki';
 import { runServiceAccountsController } from '../service-accounts';
@@ -29,9 +30,10 @@ function parsePort(v: string): number {
   return n;
 }
 
-function ready(url: string, ca: string): Promise<boolean> {
+/** Whether a GET of `path` without credentials answers 200. */
+function anonymousOK(url: string, ca: string, path: string): Promise<boolean> {
   return new Promise((done) => {
-    const req = request(`${url}/readyz`, { ca, timeout: 2000 }, (res) => {
+    const req = request(`${url}${path}`, { ca, timeout: 2000 }, (res) => {
       res.resume();
       done(res.statusCode === 200);
     });
@@ -130,7 +132,7 @@ async function up(dir: string, port: number, bindAddress: string): Promise<numbe
   process.on('SIGTERM', onSignal);
 
   const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (!stopping && !(await ready(url, ca))) {
+  while (!stopping && !(await anonymousOK(url, ca, '/readyz'))) {
     if (Date.now() > deadline) {
       process.stderr.write(
         `platform: the API server did not become ready within ${READY_TIMEOUT_MS / 1000}s; stopping\n`,
@@ -145,6 +147,15 @@ async function up(dir: string, port: number, bindAddress: string): Promise<numbe
     // pods need a `default` ServiceAccount in their namespace, and ClusterRoles labelled to aggregate into `view`,
     // `edit` or `admin` (or any role with an aggregation rule) extend it. Both stop when `controllers` aborts.
     const clientset = new Clientset(new RestClient(loadClientConfig({ clientConfig: f.kubeconfig })));
+    // Anonymous requests: health checks, the version and discovery.
+    try {
+      await ensureAnonymousDiscovery(clientset);
+      // The authorizer follows the bindings through a watch: ready once it has this one.
+      for (let i = 0; i < 50 && !stopping && !(await anonymousOK(url, ca, '/api')); i++)
+        await new Promise((r) => setTimeout(r, 100));
+    } catch (err) {
+      process.stderr.write(`platform: could not open discovery to anonymous requests: ${String(err)}\n`);
+    }
     void runServiceAccountsController(clientset, controllers.signal, (namespace, err) =>
       process.stderr.write(
         `[serviceaccounts] could not create the default ServiceAccount of ${namespace}: ${String(err)}\n`,
