@@ -56,7 +56,8 @@ function userOf(u: UserInfo | undefined): AuditUserInfo {
   return user;
 }
 
-function objectRefOf(info: RequestInfo): AuditObjectReference | undefined {
+/** The object reference of a request, from its path (undefined for a non-resource request). */
+export function objectRefOf(info: RequestInfo): AuditObjectReference | undefined {
   if (!info.isResourceRequest) return undefined;
   const ref: AuditObjectReference = {};
   if (info.resource) ref.resource = info.resource;

@@ -50,7 +50,6 @@ export type AuditResponseStatus = Partial<Omit<Status, 'apiVersion' | 'kind'>> &
   code: number;
 };
 
-/** One audit event: one stage of one request. Field order is Kubernetes' (the JSON output keeps it). */
 /**
  * The key under which the events of one request's stages carry a {@link SharedJson}: a symbol, so that
  * `JSON.stringify` (the webhook's batches) leaves it out.
@@ -58,20 +57,22 @@ export type AuditResponseStatus = Partial<Omit<Status, 'apiVersion' | 'kind'>> &
 export const SHARED_JSON: unique symbol = Symbol('audit.sharedJson');
 
 /**
- * The JSON text of the fields that the stages of a request have in common (from `level` to `objectRef`, but for
+ * The JSON text of the fields that the stages of a request have in common (from `kind` to `objectRef`, but for
  * `stage`), written once for the first event that needs it and reused by the others while those fields are the same
  * objects (the event of each stage is a snapshot that holds them, not a copy).
  */
 export interface SharedJson {
-  /** The event the text was written for. */
+  /** The event the text was written for (none yet: nothing written). */
   of?: AuditEvent;
+  /** The version the text was written in. */
   apiVersion: string;
-  /** `"level":...,"auditID":...,`. */
+  /** `{"kind":"Event","apiVersion":...,"level":...,"auditID":...,"stage":`. */
   head: string;
   /** `"requestURI":...` up to and with `objectRef`. */
   body: string;
 }
 
+/** One audit event: one stage of one request. Field order is Kubernetes' (the JSON output keeps it). */
 export interface AuditEvent {
   kind: 'Event';
   apiVersion: string;

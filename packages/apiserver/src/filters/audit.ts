@@ -19,7 +19,7 @@ import { type TLSSocket } from 'node:tls';
 import { errorToStatus, internalError } from '@platform/api';
 import { type Logger } from '@platform/common';
 
-import { type Auditor } from '../audit/auditor';
+import { type Auditor, objectRefOf } from '../audit/auditor';
 import { type AuditRecord, getAuditRecord, getReceivedTime, setReceivedTime } from '../audit/context';
 import { microTime, preciseNow, sourceIPs } from '../audit/event';
 import { AUDIT_V1, type AuditEvent } from '../audit/types';
@@ -78,18 +78,7 @@ function auditFailedAuthentication(
     user: {},
     sourceIPs: sourceIPs(req),
     ...(userAgent ? { userAgent } : {}),
-    ...(info.isResourceRequest
-      ? {
-          objectRef: {
-            ...(info.resource ? { resource: info.resource } : {}),
-            ...(info.namespace ? { namespace: info.namespace } : {}),
-            ...(info.name ? { name: info.name } : {}),
-            apiGroup: info.apiGroup,
-            ...(info.apiVersion ? { apiVersion: info.apiVersion } : {}),
-            ...(info.subresource ? { subresource: info.subresource } : {}),
-          },
-        }
-      : {}),
+    objectRef: objectRefOf(info),
     responseStatus: { metadata: {}, message: attemptedMethods(req), code: res.statusCode },
     requestReceivedTimestamp: microTime(received),
     stageTimestamp: auditor.stamp(),
@@ -136,15 +125,14 @@ function hookResponse(
       return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
     } as ServerResponse['writeHead'];
   }
-  if (auditor.backend.synchronous) {
-    // Nothing waits for the sink: ResponseComplete is written when the response closes ('close' follows 'finish',
-    // and comes alone when the client leaves first), with no wrapper around the response's methods. A response
-    // closes once: `on`, not `once` and its wrapper.
-    res.on('close', () => {
-      if (!rec.completed) void auditor.emit(rec, 'ResponseComplete', res.statusCode);
-    });
-    return;
-  }
+  // ResponseComplete when the response closes ('close' follows 'finish', and comes alone when the client leaves
+  // first; a response closes once: `on`, not `once` and its wrapper). In blocking modes the wrapped `end` below
+  // writes it first, so that the response waits for the sink; then this one sees a completed record.
+  res.on('close', () => {
+    if (!rec.completed) void auditor.emit(rec, 'ResponseComplete', res.statusCode);
+  });
+  // Batch mode: nothing waits for the sink, and the response's methods are left unwrapped.
+  if (auditor.backend.synchronous) return;
   const end = res.end;
   let ending = false;
   res.end = function (this: ServerResponse, ...args: unknown[]) {
@@ -163,10 +151,6 @@ function hookResponse(
     );
     return this;
   } as ServerResponse['end'];
-  // A client that leaves before the end: the response is complete all the same.
-  res.once('close', () => {
-    if (!rec.completed) void auditor.emit(rec, 'ResponseComplete', res.statusCode);
-  });
 }
 
 /** Starts auditing an authenticated request; calls `proceed` when the handler may run. */

@@ -143,9 +143,6 @@ async function up(dir: string, port: number, bindAddress: string): Promise<numbe
     await new Promise((r) => setTimeout(r, 200));
   }
   if (!stopping) {
-    // The controller manager's serviceaccount and clusterrole-aggregation controllers, until that daemon joins:
-    // pods need a `default` ServiceAccount in their namespace, and ClusterRoles labelled to aggregate into `view`,
-    // `edit` or `admin` (or any role with an aggregation rule) extend it. Both stop when `controllers` aborts.
     const clientset = new Clientset(new RestClient(loadClientConfig({ clientConfig: f.kubeconfig })));
     // Anonymous requests: health checks, the version and discovery.
     try {
@@ -156,6 +153,9 @@ async function up(dir: string, port: number, bindAddress: string): Promise<numbe
     } catch (err) {
       process.stderr.write(`platform: could not open discovery to anonymous requests: ${String(err)}\n`);
     }
+    // The controller manager's serviceaccount and clusterrole-aggregation controllers, until that daemon joins:
+    // pods need a `default` ServiceAccount in their namespace, and ClusterRoles labelled to aggregate into `view`,
+    // `edit` or `admin` (or any role with an aggregation rule) extend it. Both stop when `controllers` aborts.
     void runServiceAccountsController(clientset, controllers.signal, (namespace, err) =>
       process.stderr.write(
         `[serviceaccounts] could not create the default ServiceAccount of ${namespace}: ${String(err)}\n`,
