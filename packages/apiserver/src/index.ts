@@ -8,7 +8,13 @@ import { apiServerCommand } from './cmd/main';
 export { ApiServer, type ApiServerConfig, SYSTEM_NAMESPACES } from './server/api-server';
 export { openStore, StoreFactory } from './storage/factory';
 export { apiServerCommand, main } from './cmd/main';
-export { startTestServer, testLogger, type TestServer, type TestResponse } from './testing/test-server';
+export {
+  startTestServer,
+  testLogger,
+  type TestServer,
+  type TestResponse,
+  type TestServerOptions,
+} from './testing/test-server';
 export { startEtcd, freePort, type EtcdCluster, type EtcdMember, type StartEtcdOptions } from './storage/testing/etcd';
 
 /** The options reference of `platform-apiserver` (docs/reference/apiserver.md), from the same definitions as `--help`. */
