@@ -1,0 +1,324 @@
+/**
+ * A typed CRI client: the RuntimeService and ImageService of `runtime.v1` (when the runtime serves it) or
+ * `runtime.v1alpha2` (containerd 1.6's), over gRPC on a unix socket, loaded at run time from the stripped
+ * api.proto files beside this module. Every call has a deadline (`--runtime-request-timeout`), except image pulls,
+ * which have their own (none by default, as the kubelet's).
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import type * as T from './types';
+
+/** Which CRI API to speak. */
+export type CriApiVersion = 'v1' | 'v1alpha2';
+
+/** Options of `CriClient.connect`. */
+export interface CriClientOptions {
+  /** `unix:///path/to/containerd.sock` (or a bare absolute path). */
+  endpoint: string;
+  /** The image service's endpoint; the runtime's when unset. */
+  imageEndpoint?: string;
+  /** Deadline of every call but PullImage, ms (`--runtime-request-timeout`, 2 minutes by default). */
+  timeoutMs?: number;
+  /** Deadline of PullImage, ms; 0 (the default) for none. */
+  pullTimeoutMs?: number;
+  /** Force an API version; by default v1 when served, else v1alpha2. */
+  apiVersion?: CriApiVersion;
+  /** How long `connect` waits for the socket to answer, ms. Default: timeoutMs. */
+  connectTimeoutMs?: number;
+}
+
+/** A failed CRI call: the gRPC status code and the runtime's message. */
+export class CriError extends Error {
+  constructor(
+    readonly rpc: string,
+    readonly code: grpc.status,
+    readonly details: string,
+  ) {
+    super(`${rpc}: ${grpc.status[code] ?? code}: ${details}`);
+    this.name = 'CriError';
+  }
+  get notFound(): boolean {
+    return this.code === grpc.status.NOT_FOUND;
+  }
+}
+
+type Callback = (err: grpc.ServiceError | null, res: unknown) => void;
+type RawClient = grpc.Client & Record<string, (req: unknown, opts: grpc.CallOptions, cb: Callback) => void>;
+
+const protoRoots = [
+  join(__dirname, 'proto'),
+  // Running from lib/: the proto files stay in src/.
+  resolve(__dirname, '..', '..', '..', 'src', 'runtime', 'cri', 'proto'),
+];
+
+function protoFile(version: CriApiVersion): string {
+  for (const root of protoRoots) {
+    const f = join(root, version, 'api.proto');
+    if (existsSync(f)) return f;
+  }
+  throw new Error(`CRI ${version} api.proto not found under ${protoRoots.join(' or ')}`);
+}
+
+const packages = new Map<CriApiVersion, grpc.GrpcObject>();
+
+function loadPackage(version: CriApiVersion): grpc.GrpcObject {
+  let pkg = packages.get(version);
+  if (!pkg) {
+    const def = protoLoader.loadSync(protoFile(version), {
+      keepCase: true,
+      longs: String,
+      enums: String,
+      defaults: true,
+      oneofs: true,
+    });
+    pkg = grpc.loadPackageDefinition(def);
+    packages.set(version, pkg);
+  }
+  return pkg;
+}
+
+function serviceCtor(
+  version: CriApiVersion,
+  service: 'RuntimeService' | 'ImageService',
+): grpc.ServiceClientConstructor {
+  const runtime = loadPackage(version)['runtime'] as grpc.GrpcObject;
+  return (runtime[version] as grpc.GrpcObject)[service] as grpc.ServiceClientConstructor;
+}
+
+/** `unix:///x`, `unix:/x` or `/x` as a grpc-js target. */
+export function grpcTarget(endpoint: string): string {
+  if (endpoint.startsWith('unix://')) return `unix://${endpoint.slice('unix://'.length)}`;
+  if (endpoint.startsWith('unix:')) return `unix://${endpoint.slice('unix:'.length)}`;
+  if (endpoint.startsWith('/')) return `unix://${endpoint}`;
+  throw new Error(`unsupported CRI endpoint ${JSON.stringify(endpoint)}: only unix sockets (unix:///path)`);
+}
+
+const channelOptions: grpc.ChannelOptions = {
+  // As the kubelet: 16 MiB responses (ListContainers on a full node).
+  'grpc.max_receive_message_length': 16 * 1024 * 1024,
+  'grpc.max_send_message_length': 16 * 1024 * 1024,
+};
+
+/** A connected CRI client. */
+export class CriClient {
+  private constructor(
+    readonly apiVersion: CriApiVersion,
+    private readonly runtime: RawClient,
+    private readonly images: RawClient,
+    private readonly timeoutMs: number,
+    private readonly pullTimeoutMs: number,
+  ) {}
+
+  /** Connects and settles the API version (v1 when the runtime answers v1's Version, else v1alpha2). */
+  static async connect(options: CriClientOptions): Promise<CriClient> {
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    const connectTimeoutMs = options.connectTimeoutMs ?? timeoutMs;
+    const target = grpcTarget(options.endpoint);
+    const imageTarget = grpcTarget(options.imageEndpoint ?? options.endpoint);
+    const make = (version: CriApiVersion): CriClient => {
+      const runtime = new (serviceCtor(version, 'RuntimeService'))(
+        target,
+        grpc.credentials.createInsecure(),
+        channelOptions,
+      ) as unknown as RawClient;
+      const images = new (serviceCtor(version, 'ImageService'))(
+        imageTarget,
+        grpc.credentials.createInsecure(),
+        channelOptions,
+      ) as unknown as RawClient;
+      return new CriClient(version, runtime, images, timeoutMs, options.pullTimeoutMs ?? 0);
+    };
+    const candidates: CriApiVersion[] = options.apiVersion ? [options.apiVersion] : ['v1', 'v1alpha2'];
+    let last: unknown;
+    for (const version of candidates) {
+      const client = make(version);
+      try {
+        await client.waitForReady(connectTimeoutMs);
+        await client.version();
+        return client;
+      } catch (err) {
+        client.close();
+        last = err;
+        if (!(err instanceof CriError && err.code === grpc.status.UNIMPLEMENTED)) break;
+      }
+    }
+    throw last instanceof Error ? last : new Error(String(last));
+  }
+
+  private waitForReady(ms: number): Promise<void> {
+    return new Promise((resolvePromise, reject) => {
+      this.runtime.waitForReady(Date.now() + ms, (err) => {
+        if (err) reject(new CriError('connect', grpc.status.UNAVAILABLE, err.message));
+        else resolvePromise();
+      });
+    });
+  }
+
+  private call<R>(client: RawClient, rpc: string, req: object, timeoutMs = this.timeoutMs): Promise<R> {
+    return new Promise((resolvePromise, reject) => {
+      const opts: grpc.CallOptions = timeoutMs > 0 ? { deadline: Date.now() + timeoutMs } : {};
+      const method = client[rpc];
+      if (!method) {
+        reject(new CriError(rpc, grpc.status.UNIMPLEMENTED, `no method ${rpc} in CRI ${this.apiVersion}`));
+        return;
+      }
+      method.call(client, req, opts, (err, res) => {
+        if (err) reject(new CriError(rpc, err.code, err.details || err.message));
+        else resolvePromise(res as R);
+      });
+    });
+  }
+
+  close(): void {
+    this.runtime.close();
+    this.images.close();
+  }
+
+  // ---- RuntimeService ----
+
+  version(): Promise<T.VersionResponse> {
+    return this.call(this.runtime, 'Version', { version: '0.1.0' });
+  }
+
+  status(verbose = false): Promise<T.StatusResponse> {
+    return this.call(this.runtime, 'Status', { verbose });
+  }
+
+  async runPodSandbox(config: T.PodSandboxConfig, runtimeHandler = ''): Promise<string> {
+    const res = await this.call<{ pod_sandbox_id: string }>(this.runtime, 'RunPodSandbox', {
+      config,
+      runtime_handler: runtimeHandler,
+    });
+    return res.pod_sandbox_id;
+  }
+
+  async stopPodSandbox(podSandboxId: string): Promise<void> {
+    await this.call(this.runtime, 'StopPodSandbox', { pod_sandbox_id: podSandboxId });
+  }
+
+  async removePodSandbox(podSandboxId: string): Promise<void> {
+    await this.call(this.runtime, 'RemovePodSandbox', { pod_sandbox_id: podSandboxId });
+  }
+
+  podSandboxStatus(podSandboxId: string, verbose = false): Promise<T.PodSandboxStatusResponse> {
+    return this.call(this.runtime, 'PodSandboxStatus', { pod_sandbox_id: podSandboxId, verbose });
+  }
+
+  async listPodSandbox(filter?: T.PodSandboxFilter): Promise<T.PodSandbox[]> {
+    const res = await this.call<{ items: T.PodSandbox[] }>(this.runtime, 'ListPodSandbox', { filter });
+    return res.items;
+  }
+
+  async createContainer(
+    podSandboxId: string,
+    config: T.ContainerConfig,
+    sandboxConfig: T.PodSandboxConfig,
+  ): Promise<string> {
+    const res = await this.call<{ container_id: string }>(this.runtime, 'CreateContainer', {
+      pod_sandbox_id: podSandboxId,
+      config,
+      sandbox_config: sandboxConfig,
+    });
+    return res.container_id;
+  }
+
+  async startContainer(containerId: string): Promise<void> {
+    await this.call(this.runtime, 'StartContainer', { container_id: containerId });
+  }
+
+  /** Stops with SIGTERM, then SIGKILL after `timeoutSeconds`. The call's deadline is stretched by that much. */
+  async stopContainer(containerId: string, timeoutSeconds: number): Promise<void> {
+    await this.call(
+      this.runtime,
+      'StopContainer',
+      { container_id: containerId, timeout: timeoutSeconds },
+      this.timeoutMs > 0 ? this.timeoutMs + timeoutSeconds * 1000 : 0,
+    );
+  }
+
+  async removeContainer(containerId: string): Promise<void> {
+    await this.call(this.runtime, 'RemoveContainer', { container_id: containerId });
+  }
+
+  async listContainers(filter?: T.ContainerFilter): Promise<T.Container[]> {
+    const res = await this.call<{ containers: T.Container[] }>(this.runtime, 'ListContainers', { filter });
+    return res.containers;
+  }
+
+  containerStatus(containerId: string, verbose = false): Promise<T.ContainerStatusResponse> {
+    return this.call(this.runtime, 'ContainerStatus', { container_id: containerId, verbose });
+  }
+
+  /** Runs a command in a container and returns its output; `timeoutSeconds` 0 for none (the call's deadline holds). */
+  execSync(containerId: string, cmd: string[], timeoutSeconds = 0): Promise<T.ExecSyncResponse> {
+    return this.call(
+      this.runtime,
+      'ExecSync',
+      { container_id: containerId, cmd, timeout: timeoutSeconds },
+      this.timeoutMs > 0 && timeoutSeconds > 0
+        ? Math.max(this.timeoutMs, timeoutSeconds * 1000 + 5000)
+        : this.timeoutMs,
+    );
+  }
+
+  /** The URL of the runtime's streaming server for this exec. */
+  async exec(req: T.ExecRequest): Promise<string> {
+    return (await this.call<{ url: string }>(this.runtime, 'Exec', req)).url;
+  }
+
+  async attach(req: T.AttachRequest): Promise<string> {
+    return (await this.call<{ url: string }>(this.runtime, 'Attach', req)).url;
+  }
+
+  async portForward(req: T.PortForwardRequest): Promise<string> {
+    return (await this.call<{ url: string }>(this.runtime, 'PortForward', req)).url;
+  }
+
+  /** Asks the runtime to reopen a container's log file (after the agent rotated it). */
+  async reopenContainerLog(containerId: string): Promise<void> {
+    await this.call(this.runtime, 'ReopenContainerLog', { container_id: containerId });
+  }
+
+  async listContainerStats(filter?: { id?: string; pod_sandbox_id?: string }): Promise<T.ContainerStats[]> {
+    const res = await this.call<{ stats: T.ContainerStats[] }>(this.runtime, 'ListContainerStats', { filter });
+    return res.stats;
+  }
+
+  async updateRuntimeConfig(podCidr: string): Promise<void> {
+    await this.call(this.runtime, 'UpdateRuntimeConfig', { runtime_config: { network_config: { pod_cidr: podCidr } } });
+  }
+
+  // ---- ImageService ----
+
+  async listImages(filter?: { image?: T.ImageSpec }): Promise<T.Image[]> {
+    const res = await this.call<{ images: T.Image[] }>(this.images, 'ListImages', { filter });
+    return res.images;
+  }
+
+  /** The image, or null when it is not present. */
+  async imageStatus(image: string): Promise<T.Image | null> {
+    const res = await this.call<T.ImageStatusResponse>(this.images, 'ImageStatus', { image: { image } });
+    return res.image && res.image.id ? res.image : null;
+  }
+
+  /** Pulls from a registry (always: ask `imageStatus` first). Returns the image reference. */
+  async pullImage(image: string, auth?: T.AuthConfig, sandboxConfig?: T.PodSandboxConfig): Promise<string> {
+    const res = await this.call<{ image_ref: string }>(
+      this.images,
+      'PullImage',
+      { image: { image }, auth, sandbox_config: sandboxConfig },
+      this.pullTimeoutMs,
+    );
+    return res.image_ref;
+  }
+
+  async removeImage(image: string): Promise<void> {
+    await this.call(this.images, 'RemoveImage', { image: { image } });
+  }
+
+  async imageFsInfo(): Promise<T.FilesystemUsage[]> {
+    return (await this.call<T.ImageFsInfoResponse>(this.images, 'ImageFsInfo', {})).image_filesystems;
+  }
+}
