@@ -1,9 +1,10 @@
 /**
  * The local cluster's credentials, kept in its state directory so that restarts reuse them: the API server's
- * serving certificate (with its CA), the admin token, and the admin client configuration in kubeconfig format.
+ * serving certificate (with its CA), the service account signing key, one token per identity (the admin, the
+ * controller manager, the scheduler, each node agent), and a client configuration in kubeconfig format for each.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { ensureSelfSignedCertKey } from '@platform/common';
@@ -15,11 +16,21 @@ export interface ClusterFiles {
   pkiDir: string;
   /** `<pki>/apiserver.crt`: the serving certificate followed by its CA. */
   caFile: string;
+  /** The admin token (kept across restarts). */
   tokenFile: string;
-  /** The API server's `--token-auth-file`: the admin token, user `admin` in group `system:masters`. */
+  /** The API server's `--token-auth-file`: one line per identity. */
   tokenAuthFile: string;
+  /** The admin client configuration. */
   kubeconfig: string;
   store: string;
+  /** The key that signs service account tokens (`--service-account-signing-key-file`). */
+  serviceAccountKey: string;
+  /** Each daemon's output. */
+  logDir: string;
+  /** What `platform status`, `platform down` and `platform logs` read: the running cluster's launcher and daemons. */
+  stateFile: string;
+  /** Held by the launcher while the cluster runs: one cluster per state directory. */
+  lockFile: string;
 }
 
 /** The paths of a cluster kept in `dir`. */
@@ -32,25 +43,90 @@ export function clusterFiles(dir: string): ClusterFiles {
     tokenAuthFile: join(dir, 'tokens.csv'),
     kubeconfig: join(dir, 'admin.conf'),
     store: join(dir, 'state.db'),
+    serviceAccountKey: join(dir, 'pki', 'service-account.key'),
+    logDir: join(dir, 'logs'),
+    stateFile: join(dir, 'cluster.json'),
+    lockFile: join(dir, 'platform.lock'),
   };
 }
 
-/** Makes (or reuses) the serving certificate and the admin token; returns the token. */
-export async function ensureCredentials(f: ClusterFiles, host: string): Promise<string> {
+/** Who a daemon is to the API server. */
+export interface Identity {
+  /** The client configuration's file name in the state directory (`controller-manager.conf`). */
+  name: string;
+  user: string;
+  groups: string[];
+}
+
+/** The admin: `system:masters`, bound to `cluster-admin`. */
+export const ADMIN: Identity = { name: 'admin', user: 'admin', groups: ['system:masters'] };
+/** The controller manager, as the bootstrap policy binds it (`system:platform-controller-manager`). */
+export const CONTROLLER_MANAGER: Identity = {
+  name: 'controller-manager',
+  user: 'system:platform-controller-manager',
+  groups: [],
+};
+/** The scheduler, as the bootstrap policy binds it (`system:platform-scheduler`). */
+export const SCHEDULER: Identity = { name: 'scheduler', user: 'system:platform-scheduler', groups: [] };
+/** The node agent of node `node`: the Node authorizer and NodeRestriction limit it to its own node and pods. */
+export function nodeIdentity(node: string): Identity {
+  return { name: `node-agent-${node}`, user: `system:node:${node}`, groups: ['system:nodes'] };
+}
+/**
+ * The agent hosting `--simulate-nodes`: one process speaks for many nodes, which no single node identity may do, so
+ * it acts as a cluster administrator (a local, simulated cluster only).
+ */
+export const SIMULATED_NODES: Identity = {
+  name: 'simulated-nodes',
+  user: 'system:platform-simulated-nodes',
+  groups: ['system:masters'],
+};
+
+function tokenFor(f: ClusterFiles, id: Identity): string {
+  const file = id === ADMIN ? f.tokenFile : join(f.pkiDir, `${id.name}.token`);
+  if (!existsSync(file)) writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+/**
+ * Makes (or reuses) the serving certificate, the service account key and a token for each identity; rewrites the
+ * token file with exactly these identities. Returns the tokens by identity name.
+ */
+export async function ensureCredentials(
+  f: ClusterFiles,
+  host: string,
+  identities: readonly Identity[] = [ADMIN],
+): Promise<Map<string, string>> {
   await ensureSelfSignedCertKey(f.pkiDir, 'apiserver', {
     host,
     alternateDNS: ['localhost'],
     alternateIPs: ['127.0.0.1'],
   });
-  if (!existsSync(f.tokenFile)) writeFileSync(f.tokenFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
-  const token = readFileSync(f.tokenFile, 'utf8').trim();
-  // Rewritten at every start, so it always names the current admin token.
-  writeFileSync(f.tokenAuthFile, `${token},admin,admin,"system:masters"\n`, { mode: 0o600 });
-  return token;
+  mkdirSync(f.pkiDir, { recursive: true });
+  if (!existsSync(f.serviceAccountKey)) {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    writeFileSync(f.serviceAccountKey, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  }
+  const tokens = new Map<string, string>();
+  const lines: string[] = [];
+  for (const id of [ADMIN, ...identities.filter((i) => i !== ADMIN)]) {
+    const token = tokenFor(f, id);
+    tokens.set(id.name, token);
+    lines.push(`${token},${id.user},${id.user}${id.groups.length ? `,"${id.groups.join(',')}"` : ''}`);
+  }
+  // Rewritten at every start, so it always names the current tokens.
+  writeFileSync(f.tokenAuthFile, `${lines.join('\n')}\n`, { mode: 0o600 });
+  return tokens;
 }
 
-/** Writes the admin client configuration (kubeconfig format) for `server`. */
-export function writeKubeconfig(f: ClusterFiles, server: string, token: string): void {
+/** The client configuration file of identity `id` (the admin's is `f.kubeconfig`). */
+export function kubeconfigPath(f: ClusterFiles, id: Identity): string {
+  return id === ADMIN ? f.kubeconfig : join(f.dir, `${id.name}.conf`);
+}
+
+/** Writes the client configuration (kubeconfig format) of `id` for `server`; returns its path. */
+export function writeKubeconfig(f: ClusterFiles, server: string, token: string, id: Identity = ADMIN): string {
+  const user = id.name;
   const config = {
     apiVersion: 'v1',
     kind: 'Config',
@@ -60,10 +136,12 @@ export function writeKubeconfig(f: ClusterFiles, server: string, token: string):
         cluster: { server, 'certificate-authority-data': Buffer.from(readFileSync(f.caFile)).toString('base64') },
       },
     ],
-    users: [{ name: 'admin', user: { token } }],
-    contexts: [{ name: 'admin@platform', context: { cluster: 'platform', user: 'admin' } }],
-    'current-context': 'admin@platform',
+    users: [{ name: user, user: { token } }],
+    contexts: [{ name: `${user}@platform`, context: { cluster: 'platform', user } }],
+    'current-context': `${user}@platform`,
     preferences: {},
   };
-  writeFileSync(f.kubeconfig, yaml.dump(config), { mode: 0o600 });
+  const path = kubeconfigPath(f, id);
+  writeFileSync(path, yaml.dump(config), { mode: 0o600 });
+  return path;
 }

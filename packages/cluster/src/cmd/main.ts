@@ -1,27 +1,17 @@
 /**
- * `platform up` (what `npm start` runs): a whole local cluster on this machine. The daemons run as child processes
- * on the embedded store in the state directory (`.platform/` by default), so data survives restarts; Ctrl-C (or
- * SIGTERM) stops them all gracefully. The other daemons join as they are built.
+ * `platform` (what `npm start` runs as `platform up`): a whole local cluster on this machine, and the commands that
+ * look after it — `status`, `down` (for a cluster started with `up --detach`) and `logs <daemon>`.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { request } from 'node:https';
-import { dirname, join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 
-import { Clientset, loadClientConfig, RestClient } from '@platform/client';
-
-import { ensureAnonymousDiscovery } from '../anonymous-discovery';
-import { runClusterRoleAggregationController } from '../cluster-role-aggregation';
-import { clusterFiles, ensureCredentials, writeKubeconfig } from '../pki';
-import { runServiceAccountsController } from '../service-accounts';
-
-const READY_TIMEOUT_MS = 60_000;
-
-function apiServerBin(): string {
-  return join(dirname(require.resolve('@platform/apiserver')), '..', 'bin', 'platform-apiserver');
-}
+import { clusterFiles } from '../pki';
+import { alive, type ClusterState, readState } from '../state';
+import { probe } from '../supervisor';
+import { defaultNodeName, up, type UpOptions } from '../up';
 
 function parsePort(v: string): number {
   const n = Number(v);
@@ -30,54 +20,92 @@ function parsePort(v: string): number {
   return n;
 }
 
-/** Whether a GET of `path` without credentials answers 200. */
-function anonymousOK(url: string, ca: string, path: string): Promise<boolean> {
-  return new Promise((done) => {
-    const req = request(`${url}${path}`, { ca, timeout: 2000 }, (res) => {
-      res.resume();
-      done(res.statusCode === 200);
-    });
-    req.on('error', () => done(false));
-    req.on('timeout', () => req.destroy());
-    req.end();
-  });
+function parseCount(v: string): number {
+  if (!/^\d+$/.test(v)) throw new InvalidArgumentError('must be a whole number');
+  return Number(v);
 }
 
-/** A daemon child whose output is prefixed with its name. */
-function run(name: string, bin: string, args: string[]): ChildProcess {
-  // Its own process group: a terminal's Ctrl-C reaches only the launcher, which stops the children once, gracefully
-  // (a second signal would make a daemon exit at once).
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  process.on('exit', () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  const prefix = (stream: NodeJS.ReadableStream | null, out: NodeJS.WritableStream): void => {
-    let partial = '';
-    stream?.on('data', (c: Buffer) => {
-      const lines = (partial + c.toString()).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) out.write(`[${name}] ${line}\n`);
-    });
-  };
-  prefix(child.stdout, process.stdout);
-  prefix(child.stderr, process.stderr);
-  return child;
-}
+const IO = {
+  out: (line: string) => process.stdout.write(`${line}\n`),
+  err: (line: string) => process.stderr.write(`${line}\n`),
+};
 
 /** Runs `platform` with `argv`; resolves with the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const program = new Command('platform').description('A local cluster of the platform on this machine.');
   let code = 0;
+  const dirOption = (): Option =>
+    new Option(
+      '--dir <path>',
+      'state directory: the store, certificates, tokens, client configurations and logs',
+    ).default('.platform');
   program
     .command('up')
-    .description('start the API server (and the other daemons as they exist) on the embedded store; Ctrl-C stops them')
-    .option('--dir <path>', 'state directory: the store, certificates, token and client configuration', '.platform')
-    .option('--port <port>', 'secure port of the API server', parsePort, 6443)
-    .option('--bind-address <ip>', 'address the API server listens on', '127.0.0.1')
-    .action(async (o: { dir: string; port: number; bindAddress: string }) => {
-      code = await up(resolve(o.dir), o.port, o.bindAddress);
+    .description(
+      'start the API server, the controller manager, the scheduler and a node agent, each its own process; Ctrl-C stops them',
+    )
+    .addOption(dirOption())
+    .option('--port <port>', 'secure port of the (first) API server', parsePort, 6443)
+    .option('--bind-address <ip>', 'address the API servers listen on', '127.0.0.1')
+    .addOption(
+      new Option('--store <store>', 'the store: the embedded one, or an etcd cluster')
+        .choices(['sqlite', 'etcd'])
+        .default('sqlite'),
+    )
+    .option(
+      '--servers <n>',
+      'API servers (and etcd members, controller managers, schedulers); more than 1 needs --store etcd',
+      parseCount,
+      1,
+    )
+    .option(
+      '--simulate-nodes <n>',
+      'also run N simulated nodes (no real containers) in one more node agent',
+      parseCount,
+      0,
+    )
+    .option('--node-name <name>', "the name of this machine's node", defaultNodeName())
+    .addOption(
+      new Option(
+        '--container-runtime <runtime>',
+        "the node agent's runtime: remote (containerd) when a socket is given or found, else builtin",
+      )
+        .choices(['auto', 'builtin', 'remote'])
+        .default('auto'),
+    )
+    .option('--container-runtime-endpoint <endpoint>', 'the CRI socket (unix:///run/containerd/containerd.sock)')
+    .option('--detach', 'start in the background, print the summary and return (stop with `platform down`)', false)
+    .action(async (o: UpOptions & { detach: boolean }) => {
+      const options: UpOptions = { ...o, dir: resolve(o.dir) };
+      code = o.detach ? await detach(options, argv) : await up(options, IO);
+    });
+  program
+    .command('status')
+    .description('one line per daemon of the running cluster, with its health')
+    .addOption(dirOption())
+    .action(async (o: { dir: string }) => {
+      code = await status(resolve(o.dir));
+    });
+  program
+    .command('down')
+    .description(
+      'stop the cluster running from this state directory (started with `up --detach`, or in another terminal)',
+    )
+    .addOption(dirOption())
+    .action(async (o: { dir: string }) => {
+      code = await down(resolve(o.dir));
+    });
+  program
+    .command('logs')
+    .description("print a daemon's log and follow it (Ctrl-C stops)")
+    .argument('<daemon>', 'apiserver, controller-manager, scheduler, node-agent, ... (as `platform status` names them)')
+    .addOption(dirOption())
+    .option('--no-follow', 'print the log and return')
+    .action(async (daemon: string, o: { dir: string; follow: boolean }) => {
+      code = await logs(resolve(o.dir), daemon, o.follow);
     });
   program.exitOverride();
+  program.configureOutput({ outputError: (s, write) => write(`platform: ${s.replace(/^error: /, '')}`) });
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
@@ -88,99 +116,141 @@ export async function main(argv: readonly string[]): Promise<number> {
   return code;
 }
 
-async function up(dir: string, port: number, bindAddress: string): Promise<number> {
-  mkdirSync(dir, { recursive: true });
-  const f = clusterFiles(dir);
-  const host = bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress;
-  const token = await ensureCredentials(f, host);
-  const url = `https://${host}:${port}`;
-  writeKubeconfig(f, url, token);
-  const ca = readFileSync(f.caFile, 'utf8');
-
-  const children = new Map<string, ChildProcess>();
-  let stopping = false;
-  const exited = new Promise<number>((resolveExit) => {
-    const apiserver = run('apiserver', apiServerBin(), [
-      `--store-servers=sqlite://${f.store}`,
-      `--secure-port=${port}`,
-      `--bind-address=${bindAddress}`,
-      `--cert-dir=${f.pkiDir}`,
-      `--token-auth-file=${f.tokenAuthFile}`,
-      '--authorization-mode=Node,RBAC',
-    ]);
-    children.set('apiserver', apiserver);
-    apiserver.on('exit', (c) => {
-      children.delete('apiserver');
-      if (!stopping) {
-        process.stderr.write(`platform: the API server exited unexpectedly (code ${String(c)}); stopping\n`);
-        void stopAll().then(() => resolveExit(1));
-      } else if (children.size === 0) resolveExit(0);
-    });
+/** `up --detach`: the launcher again, in the background, logging to `logs/platform.log`; returns once it is ready. */
+async function detach(o: UpOptions, argv: readonly string[]): Promise<number> {
+  const f = clusterFiles(o.dir);
+  const running = readState(f.stateFile);
+  if (running) {
+    IO.err(
+      `platform: ${o.dir} belongs to a running cluster (launcher pid ${running.pid}); see \`platform status --dir ${o.dir}\``,
+    );
+    return 1;
+  }
+  mkdirSync(f.logDir, { recursive: true });
+  const logFile = `${f.logDir}/platform.log`;
+  const fd = openSync(logFile, 'a');
+  const args = argv.filter((a) => a !== '--detach');
+  const child = spawn(process.execPath, [process.argv[1]!, ...args, `--dir=${o.dir}`], {
+    stdio: ['ignore', fd, fd],
+    detached: true,
   });
-  const controllers = new AbortController();
-  const stopAll = async (): Promise<void> => {
-    stopping = true;
-    controllers.abort();
-    for (const child of children.values()) child.kill('SIGTERM');
-  };
-  const onSignal = (): void => {
-    if (stopping) return;
-    process.stdout.write('\nplatform: stopping...\n');
-    void stopAll();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (!stopping && !(await anonymousOK(url, ca, '/readyz'))) {
-    if (Date.now() > deadline) {
-      process.stderr.write(
-        `platform: the API server did not become ready within ${READY_TIMEOUT_MS / 1000}s; stopping\n`,
+  closeSync(fd);
+  let exited: number | null | undefined;
+  child.on('exit', (c) => (exited = c ?? 1));
+  child.unref();
+  const deadline = Date.now() + 10 * 60_000;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 200));
+    const s = readStateFile(f.stateFile);
+    if (s && s.pid === child.pid && s.phase === 'running') {
+      IO.out(s.summary ?? 'platform is running.');
+      IO.out(`Stop it with: platform down --dir ${o.dir}  (launcher log: ${logFile})`);
+      return 0;
+    }
+    if (exited !== undefined) {
+      IO.err(
+        `platform: the cluster did not start:\n${readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n')}`,
       );
-      await stopAll();
-      return (await exited) || 1;
+      return exited || 1;
+    }
+    if (Date.now() > deadline) {
+      IO.err(`platform: the cluster is still starting after 10 minutes; see ${logFile}`);
+      return 1;
+    }
+  }
+}
+
+function readStateFile(file: string): ClusterState | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as ClusterState;
+  } catch {
+    return undefined;
+  }
+}
+
+async function status(dir: string): Promise<number> {
+  const s = readState(clusterFiles(dir).stateFile);
+  if (!s) {
+    IO.err(`platform: no cluster is running in ${dir}`);
+    return 1;
+  }
+  IO.out(`cluster in ${dir}: ${s.phase} (launcher pid ${s.pid})`);
+  const rows = await Promise.all(
+    s.daemons.map(async (d) => {
+      const up = d.pid !== undefined && alive(d.pid);
+      const health = !up ? 'not running' : (await probe(d.health)) ? 'healthy' : 'unhealthy';
+      return [d.name, d.pid !== undefined ? `pid ${d.pid}` : '-', health, d.detail ?? ''];
+    }),
+  );
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const r of rows)
+    IO.out(
+      r
+        .map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c))
+        .join('  ')
+        .trimEnd(),
+    );
+  return rows.every((r) => r[2] === 'healthy') ? 0 : 1;
+}
+
+async function down(dir: string): Promise<number> {
+  const s = readState(clusterFiles(dir).stateFile);
+  if (!s) {
+    IO.out(`platform: no cluster is running in ${dir}`);
+    return 0;
+  }
+  process.kill(s.pid, 'SIGTERM');
+  const deadline = Date.now() + 120_000;
+  while (alive(s.pid)) {
+    if (Date.now() > deadline) {
+      IO.err(`platform: the launcher (pid ${s.pid}) is still stopping after 2 minutes`);
+      return 1;
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  if (!stopping) {
-    const clientset = new Clientset(new RestClient(loadClientConfig({ clientConfig: f.kubeconfig })));
-    // Anonymous requests: health checks, the version and discovery.
-    try {
-      await ensureAnonymousDiscovery(clientset);
-      // The authorizer follows the bindings through a watch: ready once it has this one.
-      for (let i = 0; i < 50 && !stopping && !(await anonymousOK(url, ca, '/api')); i++)
-        await new Promise((r) => setTimeout(r, 100));
-    } catch (err) {
-      process.stderr.write(`platform: could not open discovery to anonymous requests: ${String(err)}\n`);
-    }
-    // The controller manager's serviceaccount and clusterrole-aggregation controllers, until that daemon joins:
-    // pods need a `default` ServiceAccount in their namespace, and ClusterRoles labelled to aggregate into `view`,
-    // `edit` or `admin` (or any role with an aggregation rule) extend it. Both stop when `controllers` aborts.
-    void runServiceAccountsController(clientset, controllers.signal, (namespace, err) =>
-      process.stderr.write(
-        `[serviceaccounts] could not create the default ServiceAccount of ${namespace}: ${String(err)}\n`,
-      ),
+  IO.out('platform: stopped.');
+  return 0;
+}
+
+async function logs(dir: string, daemon: string, follow: boolean): Promise<number> {
+  const f = clusterFiles(dir);
+  const file = `${f.logDir}/${daemon}.log`;
+  if (!existsSync(file)) {
+    const known = existsSync(f.logDir)
+      ? readdirSync(f.logDir)
+          .filter((n) => n.endsWith('.log'))
+          .map((n) => n.slice(0, -4))
+      : [];
+    IO.err(
+      `platform: no log of ${JSON.stringify(daemon)} in ${f.logDir}${known.length ? `; there are: ${known.join(', ')}` : ''}`,
     );
-    void runClusterRoleAggregationController(clientset, controllers.signal, (name, err) =>
-      process.stderr.write(
-        `[clusterrole-aggregation] could not aggregate the rules of ClusterRole ${name}: ${String(err)}\n`,
-      ),
-    );
-    process.stdout.write(
-      [
-        '',
-        'platform is running.',
-        `  API server:   ${url}`,
-        `  admin token:  ${token}  (kept in ${f.tokenFile})`,
-        `  kubeconfig:   ${f.kubeconfig}`,
-        `  state:        ${f.store}`,
-        '',
-        `  Try: kubectl --kubeconfig ${f.kubeconfig} get namespaces`,
-        '',
-        'Press Ctrl-C to stop.',
-        '',
-      ].join('\n'),
-    );
+    return 1;
   }
-  return exited;
+  let offset = 0;
+  const pump = (): void => {
+    const size = statSync(file).size;
+    if (size < offset) offset = 0; // truncated
+    if (size === offset) return;
+    const fd = openSync(file, 'r');
+    try {
+      const buf = Buffer.alloc(size - offset);
+      readSync(fd, buf, 0, buf.length, offset);
+      process.stdout.write(buf);
+      offset = size;
+    } finally {
+      closeSync(fd);
+    }
+  };
+  pump();
+  if (!follow) return 0;
+  await new Promise<void>((done) => {
+    const timer = setInterval(pump, 250);
+    const end = (): void => {
+      clearInterval(timer);
+      done();
+    };
+    process.once('SIGINT', end);
+    process.once('SIGTERM', end);
+  });
+  return 0;
 }

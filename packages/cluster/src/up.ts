@@ -1,0 +1,473 @@
+/**
+ * `platform up`: a whole cluster on this machine, each daemon its own process with its own identity — on the
+ * embedded store (one API server), or with `--store etcd --servers N` on an N-member etcd cluster with N API servers,
+ * N controller managers and N schedulers (one of each elected leader). Prints one progress line per daemon as it
+ * becomes healthy, then one summary; stops them in order on SIGINT/SIGTERM.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+
+import { Clientset, loadClientConfig, RestClient } from '@platform/client';
+
+import { ensureAnonymousDiscovery } from './anonymous-discovery';
+import {
+  ADMIN,
+  clusterFiles,
+  CONTROLLER_MANAGER,
+  ensureCredentials,
+  type Identity,
+  nodeIdentity,
+  SCHEDULER,
+  SIMULATED_NODES,
+  writeKubeconfig,
+} from './pki';
+import { acquireLock, clearState, type ClusterState, releaseLock, writeState } from './state';
+import { type DaemonSpec, pickPort, portFree, probe, Supervisor } from './supervisor';
+
+/** The options of `platform up`. */
+export interface UpOptions {
+  dir: string;
+  port: number;
+  bindAddress: string;
+  store: 'sqlite' | 'etcd';
+  servers: number;
+  simulateNodes: number;
+  nodeName: string;
+  containerRuntime: 'auto' | 'builtin' | 'remote';
+  containerRuntimeEndpoint?: string;
+}
+
+/** Where the output goes (tests capture it). */
+export interface Output {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+/** How long one daemon may take to become healthy. */
+const HEALTHY_TIMEOUT_MS = 90_000;
+/** containerd's socket when it runs as the system's service. */
+const DEFAULT_CONTAINERD_SOCKET = '/run/containerd/containerd.sock';
+
+/** A DNS-1123 name for this machine's node. */
+export function defaultNodeName(): string {
+  const name = hostname()
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]/g, '-')
+    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '');
+  return name.slice(0, 63) || 'node';
+}
+
+function binOf(pkg: string, bin: string): string {
+  return join(dirname(require.resolve(`@platform/${pkg}`)), '..', 'bin', bin);
+}
+
+/** The etcd binary on PATH (or Debian's), or an error saying how to get it. */
+function etcdBinary(): string {
+  try {
+    const found = execFileSync('sh', ['-c', 'command -v etcd'], { encoding: 'utf8' }).trim();
+    if (found) return found;
+  } catch {
+    // not on PATH
+  }
+  if (existsSync('/usr/bin/etcd')) return '/usr/bin/etcd';
+  throw new UsageError(
+    '--store etcd needs etcd: install it (Debian: apt-get install etcd-server) or use the embedded store',
+  );
+}
+
+/** A problem with what the user asked for: printed as it is, exit code 1, nothing started. */
+export class UsageError extends Error {}
+
+/** Checks the options; throws a UsageError naming the option. */
+export function validateUpOptions(o: UpOptions): void {
+  if (!Number.isInteger(o.servers) || o.servers < 1 || o.servers > 7)
+    throw new UsageError(`--servers must be a whole number from 1 to 7, not ${String(o.servers)}`);
+  if (o.servers > 1 && o.store !== 'etcd')
+    throw new UsageError(`--servers ${o.servers} needs --store etcd: the embedded store is one API server's own file`);
+  if (!Number.isInteger(o.simulateNodes) || o.simulateNodes < 0 || o.simulateNodes > 5000)
+    throw new UsageError(`--simulate-nodes must be a whole number from 0 to 5000, not ${String(o.simulateNodes)}`);
+  if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(o.nodeName))
+    throw new UsageError(`--node-name ${JSON.stringify(o.nodeName)} is not a valid node name (a DNS-1123 subdomain)`);
+  if (o.containerRuntime === 'builtin' && o.containerRuntimeEndpoint)
+    throw new UsageError('--container-runtime-endpoint needs --container-runtime remote (or auto)');
+}
+
+/** The container runtime flags of the node agent. */
+function runtimeArgs(o: UpOptions): { args: string[]; label: string } {
+  let endpoint = o.containerRuntimeEndpoint;
+  if (!endpoint && o.containerRuntime !== 'builtin' && existsSync(DEFAULT_CONTAINERD_SOCKET))
+    endpoint = `unix://${DEFAULT_CONTAINERD_SOCKET}`;
+  if (o.containerRuntime === 'remote' && !endpoint)
+    throw new UsageError(
+      `--container-runtime remote needs --container-runtime-endpoint (no containerd socket at ${DEFAULT_CONTAINERD_SOCKET})`,
+    );
+  if (!endpoint) return { args: ['--container-runtime=builtin'], label: 'builtin' };
+  const e = endpoint.startsWith('unix://') || endpoint.includes('://') ? endpoint : `unix://${endpoint}`;
+  return {
+    args: ['--container-runtime=remote', `--container-runtime-endpoint=${e}`, `--image-service-endpoint=${e}`],
+    label: `remote (${e})`,
+  };
+}
+
+/** Etcd member ports, kept across restarts (a member's peer URL is part of the cluster's membership). */
+async function etcdPorts(
+  dir: string,
+  members: number,
+  taken: Set<number>,
+): Promise<{ client: number; peer: number }[]> {
+  const file = join(dir, 'etcd', 'ports.json');
+  if (existsSync(file)) {
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as { client: number; peer: number }[];
+    if (kept.length !== members)
+      throw new UsageError(
+        `${dir} holds an etcd cluster of ${kept.length} member(s): start it with --servers ${kept.length}, or use another --dir`,
+      );
+    for (const p of kept) {
+      for (const port of [p.client, p.peer]) {
+        if (!(await portFree(port, '127.0.0.1')))
+          throw new UsageError(`port ${port} (etcd of ${dir}) is in use by another program`);
+        taken.add(port);
+      }
+    }
+    return kept;
+  }
+  const ports: { client: number; peer: number }[] = [];
+  for (let i = 0; i < members; i++)
+    ports.push({ client: await pickPort(2379 + 2 * i, taken), peer: await pickPort(2380 + 2 * i, taken) });
+  mkdirSync(join(dir, 'etcd'), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(ports)}\n`);
+  return ports;
+}
+
+/**
+ * Runs the cluster until SIGINT/SIGTERM (or until `stop` aborts); resolves with the exit code. `onReady` hears the
+ * summary once every daemon is up.
+ */
+export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<number> {
+  try {
+    validateUpOptions(o);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`platform: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  }
+  mkdirSync(o.dir, { recursive: true });
+  const f = clusterFiles(o.dir);
+  const holder = acquireLock(f.lockFile, process.pid);
+  if (holder !== undefined) {
+    io.err(
+      `platform: ${o.dir} belongs to a running cluster (launcher pid ${holder}); stop it with \`platform down --dir ${o.dir}\` or use another --dir`,
+    );
+    return 1;
+  }
+  const supervisor = new Supervisor(f.logDir, (line) => io.err(`platform: ${line}`));
+  const state: ClusterState = { pid: process.pid, phase: 'starting', daemons: [] };
+  let stopping = false;
+  let fatal: string | undefined;
+  let wake: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => (wake = resolve));
+  const requestStop = (why?: string): void => {
+    if (why && !fatal) fatal = why;
+    if (stopping) return;
+    stopping = true;
+    supervisor.beginStop();
+    wake();
+  };
+  const onSignal = (): void => {
+    if (!stopping) io.out('\nplatform: stopping...');
+    requestStop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  stop?.addEventListener('abort', onSignal, { once: true });
+  supervisor.onFatal((why) => requestStop(why));
+
+  const save = (): void => {
+    state.daemons = [...supervisor.daemons.values()].map((d) => ({
+      name: d.spec.name,
+      pid: d.child?.pid,
+      health: d.spec.health,
+      log: d.logFile,
+      detail: details.get(d.spec.name),
+    }));
+    writeState(f.stateFile, state);
+  };
+  const details = new Map<string, string>();
+
+  const started = Date.now();
+  /** Starts a daemon and waits until it is healthy; false when the cluster is stopping. */
+  const bring = async (spec: DaemonSpec, detail: string, required: boolean): Promise<boolean> => {
+    if (stopping) return false;
+    details.set(spec.name, detail);
+    const t0 = Date.now();
+    supervisor.start(spec);
+    save();
+    const ok = await supervisor.waitHealthy(spec.name, HEALTHY_TIMEOUT_MS);
+    if (stopping) return false;
+    const secs = ((Date.now() - t0) / 1000).toFixed(1);
+    if (ok) io.out(`  ✓ ${spec.name.padEnd(22)} ${detail} (${secs}s)`);
+    else if (required) {
+      requestStop(
+        `${spec.name} did not become healthy within ${HEALTHY_TIMEOUT_MS / 1000}s; see ${f.logDir}/${spec.name}.log`,
+      );
+      return false;
+    } else
+      io.err(
+        `  ✗ ${spec.name.padEnd(22)} not healthy after ${secs}s; it keeps being retried (platform logs ${spec.name})`,
+      );
+    save();
+    return true;
+  };
+
+  let code = 0;
+  try {
+    const host = o.bindAddress === '0.0.0.0' ? '127.0.0.1' : o.bindAddress;
+    const taken = new Set<number>();
+    const apiPorts: number[] = [];
+    for (let i = 0; i < o.servers; i++) {
+      const port = o.port + i;
+      if (!(await portFree(port, o.bindAddress)))
+        throw new UsageError(`port ${port} on ${o.bindAddress} is in use: choose another with --port`);
+      taken.add(port);
+      apiPorts.push(port);
+    }
+    const runtime = runtimeArgs(o);
+    const node = nodeIdentity(o.nodeName);
+    const identities: Identity[] = [ADMIN, CONTROLLER_MANAGER, SCHEDULER, node];
+    if (o.simulateNodes > 0) identities.push(SIMULATED_NODES);
+    const tokens = await ensureCredentials(f, host, identities);
+    const urls = apiPorts.map((p) => `https://${host}:${p}`);
+    writeKubeconfig(f, urls[0]!, tokens.get(ADMIN.name)!);
+
+    io.out(`platform: starting a cluster in ${o.dir}`);
+    state.phase = 'starting';
+    save();
+
+    // The store.
+    let storeServers = `sqlite://${f.store}`;
+    if (o.store === 'etcd') {
+      const etcd = etcdBinary();
+      const ports = await etcdPorts(o.dir, o.servers, taken);
+      const initial = ports.map((p, i) => `m${i}=http://127.0.0.1:${p.peer}`).join(',');
+      for (const [i, p] of ports.entries()) {
+        const spec: DaemonSpec = {
+          name: o.servers > 1 ? `etcd-${i + 1}` : 'etcd',
+          rank: 0,
+          bin: etcd,
+          exec: true,
+          restart: false,
+          health: `http://127.0.0.1:${p.client}/health`,
+          args: [
+            `--name=m${i}`,
+            `--data-dir=${join(o.dir, 'etcd', `m${i}`)}`,
+            `--listen-client-urls=http://127.0.0.1:${p.client}`,
+            `--advertise-client-urls=http://127.0.0.1:${p.client}`,
+            `--listen-peer-urls=http://127.0.0.1:${p.peer}`,
+            `--initial-advertise-peer-urls=http://127.0.0.1:${p.peer}`,
+            `--initial-cluster=${initial}`,
+            '--initial-cluster-state=new',
+            '--initial-cluster-token=platform',
+          ],
+        };
+        // Members wait for each other to form a quorum: start them all, then wait.
+        details.set(spec.name, `http://127.0.0.1:${p.client}`);
+        supervisor.start(spec);
+      }
+      save();
+      for (const name of [...supervisor.daemons.keys()]) {
+        const t0 = Date.now();
+        if (!(await supervisor.waitHealthy(name, HEALTHY_TIMEOUT_MS))) {
+          if (!stopping) requestStop(`${name} did not become healthy; see ${f.logDir}/${name}.log`);
+          break;
+        }
+        io.out(`  ✓ ${name.padEnd(22)} ${details.get(name)} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
+      }
+      storeServers = ports.map((p) => `http://127.0.0.1:${p.client}`).join(',');
+    }
+
+    // The API servers: the first alone (it writes the shared certificates and bootstraps the policy), then the rest.
+    const apiName = (i: number): string => (o.servers > 1 ? `apiserver-${i + 1}` : 'apiserver');
+    for (const [i, port] of apiPorts.entries()) {
+      const spec: DaemonSpec = {
+        name: apiName(i),
+        rank: 1,
+        bin: binOf('apiserver', 'platform-apiserver'),
+        restart: false,
+        health: `https://${host}:${port}/readyz`,
+        args: [
+          `--store-servers=${storeServers}`,
+          `--secure-port=${port}`,
+          `--bind-address=${o.bindAddress}`,
+          `--cert-dir=${f.pkiDir}`,
+          `--token-auth-file=${f.tokenAuthFile}`,
+          '--authorization-mode=Node,RBAC',
+          `--service-account-issuer=${urls[0]}`,
+          `--service-account-key-file=${f.serviceAccountKey}`,
+          `--service-account-signing-key-file=${f.serviceAccountKey}`,
+          ...(o.servers > 1 ? ['--endpoint-reconciler-type=lease'] : []),
+        ],
+      };
+      if (!(await bring(spec, urls[i]!, true))) break;
+      if (i === 0 && !stopping) {
+        // Anonymous requests reach health checks, the version and discovery; the authorizer follows the binding
+        // through a watch, so wait until it has it.
+        const clientset = new Clientset(new RestClient(loadClientConfig({ clientConfig: f.kubeconfig })));
+        try {
+          await ensureAnonymousDiscovery(clientset);
+          for (let n = 0; n < 50 && !stopping && !(await probe(`${urls[0]}/api`)); n++)
+            await new Promise((r) => setTimeout(r, 100));
+        } catch (err) {
+          io.err(`platform: could not open discovery to anonymous requests: ${String(err)}`);
+        }
+      }
+    }
+
+    // The controller managers and schedulers, one per API server (leader-elected among themselves).
+    for (let i = 0; i < o.servers && !stopping; i++) {
+      const suffix = o.servers > 1 ? `-${i + 1}` : '';
+      const cmConf = writeKubeconfig(f, urls[i]!, tokens.get(CONTROLLER_MANAGER.name)!, {
+        ...CONTROLLER_MANAGER,
+        name: `controller-manager${suffix}`,
+      });
+      const cmPort = await pickPort(10257 + (i ? 100 * i : 0), taken);
+      await bring(
+        {
+          name: `controller-manager${suffix}`,
+          rank: 2,
+          bin: binOf('controller-manager', 'platform-controller-manager'),
+          restart: true,
+          health: `https://127.0.0.1:${cmPort}/healthz`,
+          args: [
+            `--clientconfig=${cmConf}`,
+            `--authentication-clientconfig=${cmConf}`,
+            `--authorization-clientconfig=${cmConf}`,
+            `--secure-port=${cmPort}`,
+            '--bind-address=127.0.0.1',
+            `--cert-dir=${join(f.pkiDir, `controller-manager${suffix}`)}`,
+            '--leader-elect=true',
+            '--use-service-account-credentials=true',
+          ],
+        },
+        `https://127.0.0.1:${cmPort}`,
+        false,
+      );
+      const schedConf = writeKubeconfig(f, urls[i]!, tokens.get(SCHEDULER.name)!, {
+        ...SCHEDULER,
+        name: `scheduler${suffix}`,
+      });
+      const schedPort = await pickPort(10259 + (i ? 100 * i : 0), taken);
+      await bring(
+        {
+          name: `scheduler${suffix}`,
+          rank: 2,
+          bin: binOf('scheduler', 'platform-scheduler'),
+          restart: true,
+          health: `https://127.0.0.1:${schedPort}/healthz`,
+          args: [
+            `--clientconfig=${schedConf}`,
+            `--authentication-clientconfig=${schedConf}`,
+            `--authorization-clientconfig=${schedConf}`,
+            `--secure-port=${schedPort}`,
+            '--port=0',
+            '--bind-address=127.0.0.1',
+            `--cert-dir=${join(f.pkiDir, `scheduler${suffix}`)}`,
+            '--leader-elect=true',
+          ],
+        },
+        `https://127.0.0.1:${schedPort}`,
+        false,
+      );
+    }
+
+    // The node agent of this machine, and the simulated nodes.
+    const agents: { id: Identity; name: string; extra: string[]; detail: string }[] = [
+      { id: node, name: 'node-agent', extra: [...runtime.args, `--hostname-override=${o.nodeName}`], detail: '' },
+    ];
+    agents[0]!.detail = `node ${o.nodeName}, ${runtime.label} runtime`;
+    if (o.simulateNodes > 0)
+      agents.push({
+        id: SIMULATED_NODES,
+        name: 'simulated-nodes',
+        extra: [`--simulate-nodes=${o.simulateNodes}`, `--hostname-override=${o.nodeName}-sim`],
+        detail: `${o.simulateNodes} simulated node(s)`,
+      });
+    for (const a of agents) {
+      if (stopping) break;
+      const conf = writeKubeconfig(f, urls[0]!, tokens.get(a.id.name)!, a.id);
+      const port = await pickPort(10250, taken);
+      const healthzPort = await pickPort(10248, taken);
+      await bring(
+        {
+          name: a.name,
+          rank: 2,
+          bin: binOf('node-agent', 'platform-node-agent'),
+          restart: true,
+          health: `http://127.0.0.1:${healthzPort}/healthz`,
+          args: [
+            `--clientconfig=${conf}`,
+            '--node-ip=127.0.0.1',
+            '--address=127.0.0.1',
+            `--port=${port}`,
+            '--read-only-port=0',
+            '--healthz-bind-address=127.0.0.1',
+            `--healthz-port=${healthzPort}`,
+            `--root-dir=${join(o.dir, a.name)}`,
+            `--cert-dir=${join(f.pkiDir, a.name)}`,
+            '--fail-swap-on=false',
+            ...a.extra,
+          ],
+        },
+        a.detail,
+        false,
+      );
+    }
+
+    if (!stopping) {
+      const took = ((Date.now() - started) / 1000).toFixed(1);
+      const summary = [
+        '',
+        `platform is running (${took}s).`,
+        `  API server:   ${urls.join(', ')}`,
+        `  admin token:  ${tokens.get(ADMIN.name)}  (kept in ${f.tokenFile})`,
+        `  kubeconfig:   ${f.kubeconfig}`,
+        `  store:        ${o.store === 'etcd' ? `etcd (${o.servers} member(s)), ${storeServers}` : f.store}`,
+        `  node:         ${o.nodeName} (${runtime.label} runtime)${o.simulateNodes ? ` and ${o.simulateNodes} simulated node(s)` : ''}`,
+        `  logs:         ${f.logDir} (platform logs <daemon>)`,
+        '',
+        `  Try: kubectl --kubeconfig ${f.kubeconfig} create deployment web --image=busybox -- sleep 3600`,
+        '',
+      ].join('\n');
+      state.phase = 'running';
+      state.summary = summary;
+      save();
+      io.out(summary);
+      io.out('Press Ctrl-C to stop (or `platform down` from another terminal).');
+    }
+    await stopped;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.err(`platform: ${err.message}`);
+    code = 1;
+    stopping = true;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (fatal) {
+      io.err(`platform: ${fatal}; stopping`);
+      state.phase = 'failed';
+      state.reason = fatal;
+      code = 1;
+    } else state.phase = 'stopping';
+    if (supervisor.daemons.size) save();
+    await supervisor.stopAll();
+    if (fatal) save();
+    else clearState(f.stateFile, process.pid);
+    releaseLock(f.lockFile, process.pid);
+  }
+  if (!fatal && code === 0) io.out('platform: stopped.');
+  return code;
+}
