@@ -45,7 +45,12 @@ export class CriError extends Error {
 }
 
 type Callback = (err: grpc.ServiceError | null, res: unknown) => void;
-type RawClient = grpc.Client & Record<string, (req: unknown, opts: grpc.CallOptions, cb: Callback) => void>;
+type RawClient = grpc.Client & Record<string, (req: unknown, opts: grpc.CallOptions, cb: Callback) => unknown>;
+
+/** Per-call options: an AbortSignal cancels the call. */
+export interface CallOpts {
+  signal?: AbortSignal;
+}
 
 const protoRoots = [
   join(__dirname, 'proto'),
@@ -156,18 +161,32 @@ export class CriClient {
     });
   }
 
-  private call<R>(client: RawClient, rpc: string, req: object, timeoutMs = this.timeoutMs): Promise<R> {
+  private call<R>(
+    client: RawClient,
+    rpc: string,
+    req: object,
+    o: CallOpts = {},
+    timeoutMs = this.timeoutMs,
+  ): Promise<R> {
     return new Promise((resolvePromise, reject) => {
+      const signal = o.signal;
+      if (signal?.aborted) {
+        reject(new CriError(rpc, grpc.status.CANCELLED, 'cancelled before the call'));
+        return;
+      }
       const opts: grpc.CallOptions = timeoutMs > 0 ? { deadline: Date.now() + timeoutMs } : {};
       const method = client[rpc];
       if (!method) {
         reject(new CriError(rpc, grpc.status.UNIMPLEMENTED, `no method ${rpc} in CRI ${this.apiVersion}`));
         return;
       }
-      method.call(client, req, opts, (err, res) => {
+      const onAbort = (): void => call.cancel();
+      const call = method.call(client, req, opts, (err, res) => {
+        signal?.removeEventListener('abort', onAbort);
         if (err) reject(new CriError(rpc, err.code, err.details || err.message));
         else resolvePromise(res as R);
-      });
+      }) as unknown as grpc.ClientUnaryCall;
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
@@ -178,36 +197,41 @@ export class CriClient {
 
   // ---- RuntimeService ----
 
-  version(): Promise<T.VersionResponse> {
-    return this.call(this.runtime, 'Version', { version: '0.1.0' });
+  version(o: CallOpts = {}): Promise<T.VersionResponse> {
+    return this.call(this.runtime, 'Version', { version: '0.1.0' }, o);
   }
 
-  status(verbose = false): Promise<T.StatusResponse> {
-    return this.call(this.runtime, 'Status', { verbose });
+  status(verbose = false, o: CallOpts = {}): Promise<T.StatusResponse> {
+    return this.call(this.runtime, 'Status', { verbose }, o);
   }
 
-  async runPodSandbox(config: T.PodSandboxConfig, runtimeHandler = ''): Promise<string> {
-    const res = await this.call<{ pod_sandbox_id: string }>(this.runtime, 'RunPodSandbox', {
-      config,
-      runtime_handler: runtimeHandler,
-    });
+  async runPodSandbox(config: T.PodSandboxConfig, runtimeHandler = '', o: CallOpts = {}): Promise<string> {
+    const res = await this.call<{ pod_sandbox_id: string }>(
+      this.runtime,
+      'RunPodSandbox',
+      {
+        config,
+        runtime_handler: runtimeHandler,
+      },
+      o,
+    );
     return res.pod_sandbox_id;
   }
 
-  async stopPodSandbox(podSandboxId: string): Promise<void> {
-    await this.call(this.runtime, 'StopPodSandbox', { pod_sandbox_id: podSandboxId });
+  async stopPodSandbox(podSandboxId: string, o: CallOpts = {}): Promise<void> {
+    await this.call(this.runtime, 'StopPodSandbox', { pod_sandbox_id: podSandboxId }, o);
   }
 
-  async removePodSandbox(podSandboxId: string): Promise<void> {
-    await this.call(this.runtime, 'RemovePodSandbox', { pod_sandbox_id: podSandboxId });
+  async removePodSandbox(podSandboxId: string, o: CallOpts = {}): Promise<void> {
+    await this.call(this.runtime, 'RemovePodSandbox', { pod_sandbox_id: podSandboxId }, o);
   }
 
-  podSandboxStatus(podSandboxId: string, verbose = false): Promise<T.PodSandboxStatusResponse> {
-    return this.call(this.runtime, 'PodSandboxStatus', { pod_sandbox_id: podSandboxId, verbose });
+  podSandboxStatus(podSandboxId: string, verbose = false, o: CallOpts = {}): Promise<T.PodSandboxStatusResponse> {
+    return this.call(this.runtime, 'PodSandboxStatus', { pod_sandbox_id: podSandboxId, verbose }, o);
   }
 
-  async listPodSandbox(filter?: T.PodSandboxFilter): Promise<T.PodSandbox[]> {
-    const res = await this.call<{ items: T.PodSandbox[] }>(this.runtime, 'ListPodSandbox', { filter });
+  async listPodSandbox(filter?: T.PodSandboxFilter, o: CallOpts = {}): Promise<T.PodSandbox[]> {
+    const res = await this.call<{ items: T.PodSandbox[] }>(this.runtime, 'ListPodSandbox', { filter }, o);
     return res.items;
   }
 
@@ -215,48 +239,56 @@ export class CriClient {
     podSandboxId: string,
     config: T.ContainerConfig,
     sandboxConfig: T.PodSandboxConfig,
+    o: CallOpts = {},
   ): Promise<string> {
-    const res = await this.call<{ container_id: string }>(this.runtime, 'CreateContainer', {
-      pod_sandbox_id: podSandboxId,
-      config,
-      sandbox_config: sandboxConfig,
-    });
+    const res = await this.call<{ container_id: string }>(
+      this.runtime,
+      'CreateContainer',
+      {
+        pod_sandbox_id: podSandboxId,
+        config,
+        sandbox_config: sandboxConfig,
+      },
+      o,
+    );
     return res.container_id;
   }
 
-  async startContainer(containerId: string): Promise<void> {
-    await this.call(this.runtime, 'StartContainer', { container_id: containerId });
+  async startContainer(containerId: string, o: CallOpts = {}): Promise<void> {
+    await this.call(this.runtime, 'StartContainer', { container_id: containerId }, o);
   }
 
   /** Stops with SIGTERM, then SIGKILL after `timeoutSeconds`. The call's deadline is stretched by that much. */
-  async stopContainer(containerId: string, timeoutSeconds: number): Promise<void> {
+  async stopContainer(containerId: string, timeoutSeconds: number, o: CallOpts = {}): Promise<void> {
     await this.call(
       this.runtime,
       'StopContainer',
       { container_id: containerId, timeout: timeoutSeconds },
+      o,
       this.timeoutMs > 0 ? this.timeoutMs + timeoutSeconds * 1000 : 0,
     );
   }
 
-  async removeContainer(containerId: string): Promise<void> {
-    await this.call(this.runtime, 'RemoveContainer', { container_id: containerId });
+  async removeContainer(containerId: string, o: CallOpts = {}): Promise<void> {
+    await this.call(this.runtime, 'RemoveContainer', { container_id: containerId }, o);
   }
 
-  async listContainers(filter?: T.ContainerFilter): Promise<T.Container[]> {
-    const res = await this.call<{ containers: T.Container[] }>(this.runtime, 'ListContainers', { filter });
+  async listContainers(filter?: T.ContainerFilter, o: CallOpts = {}): Promise<T.Container[]> {
+    const res = await this.call<{ containers: T.Container[] }>(this.runtime, 'ListContainers', { filter }, o);
     return res.containers;
   }
 
-  containerStatus(containerId: string, verbose = false): Promise<T.ContainerStatusResponse> {
-    return this.call(this.runtime, 'ContainerStatus', { container_id: containerId, verbose });
+  containerStatus(containerId: string, verbose = false, o: CallOpts = {}): Promise<T.ContainerStatusResponse> {
+    return this.call(this.runtime, 'ContainerStatus', { container_id: containerId, verbose }, o);
   }
 
   /** Runs a command in a container and returns its output; `timeoutSeconds` 0 for none (the call's deadline holds). */
-  execSync(containerId: string, cmd: string[], timeoutSeconds = 0): Promise<T.ExecSyncResponse> {
+  execSync(containerId: string, cmd: string[], timeoutSeconds = 0, o: CallOpts = {}): Promise<T.ExecSyncResponse> {
     return this.call(
       this.runtime,
       'ExecSync',
       { container_id: containerId, cmd, timeout: timeoutSeconds },
+      o,
       this.timeoutMs > 0 && timeoutSeconds > 0
         ? Math.max(this.timeoutMs, timeoutSeconds * 1000 + 5000)
         : this.timeoutMs,
@@ -264,61 +296,83 @@ export class CriClient {
   }
 
   /** The URL of the runtime's streaming server for this exec. */
-  async exec(req: T.ExecRequest): Promise<string> {
-    return (await this.call<{ url: string }>(this.runtime, 'Exec', req)).url;
+  async exec(req: T.ExecRequest, o: CallOpts = {}): Promise<string> {
+    return (await this.call<{ url: string }>(this.runtime, 'Exec', req, o)).url;
   }
 
-  async attach(req: T.AttachRequest): Promise<string> {
-    return (await this.call<{ url: string }>(this.runtime, 'Attach', req)).url;
+  async attach(req: T.AttachRequest, o: CallOpts = {}): Promise<string> {
+    return (await this.call<{ url: string }>(this.runtime, 'Attach', req, o)).url;
   }
 
-  async portForward(req: T.PortForwardRequest): Promise<string> {
-    return (await this.call<{ url: string }>(this.runtime, 'PortForward', req)).url;
+  async portForward(req: T.PortForwardRequest, o: CallOpts = {}): Promise<string> {
+    return (await this.call<{ url: string }>(this.runtime, 'PortForward', req, o)).url;
+  }
+
+  async updateContainerResources(
+    containerId: string,
+    linux: T.LinuxContainerResources,
+    o: CallOpts = {},
+  ): Promise<void> {
+    await this.call(this.runtime, 'UpdateContainerResources', { container_id: containerId, linux }, o);
   }
 
   /** Asks the runtime to reopen a container's log file (after the agent rotated it). */
-  async reopenContainerLog(containerId: string): Promise<void> {
-    await this.call(this.runtime, 'ReopenContainerLog', { container_id: containerId });
+  async reopenContainerLog(containerId: string, o: CallOpts = {}): Promise<void> {
+    await this.call(this.runtime, 'ReopenContainerLog', { container_id: containerId }, o);
   }
 
-  async listContainerStats(filter?: { id?: string; pod_sandbox_id?: string }): Promise<T.ContainerStats[]> {
-    const res = await this.call<{ stats: T.ContainerStats[] }>(this.runtime, 'ListContainerStats', { filter });
+  async listContainerStats(
+    filter?: { id?: string; pod_sandbox_id?: string },
+    o: CallOpts = {},
+  ): Promise<T.ContainerStats[]> {
+    const res = await this.call<{ stats: T.ContainerStats[] }>(this.runtime, 'ListContainerStats', { filter }, o);
     return res.stats;
   }
 
-  async updateRuntimeConfig(podCidr: string): Promise<void> {
-    await this.call(this.runtime, 'UpdateRuntimeConfig', { runtime_config: { network_config: { pod_cidr: podCidr } } });
+  async updateRuntimeConfig(podCidr: string, o: CallOpts = {}): Promise<void> {
+    await this.call(
+      this.runtime,
+      'UpdateRuntimeConfig',
+      { runtime_config: { network_config: { pod_cidr: podCidr } } },
+      o,
+    );
   }
 
   // ---- ImageService ----
 
-  async listImages(filter?: { image?: T.ImageSpec }): Promise<T.Image[]> {
-    const res = await this.call<{ images: T.Image[] }>(this.images, 'ListImages', { filter });
+  async listImages(filter?: { image?: T.ImageSpec }, o: CallOpts = {}): Promise<T.Image[]> {
+    const res = await this.call<{ images: T.Image[] }>(this.images, 'ListImages', { filter }, o);
     return res.images;
   }
 
   /** The image, or null when it is not present. */
-  async imageStatus(image: string): Promise<T.Image | null> {
-    const res = await this.call<T.ImageStatusResponse>(this.images, 'ImageStatus', { image: { image } });
+  async imageStatus(image: string, o: CallOpts = {}): Promise<T.Image | null> {
+    const res = await this.call<T.ImageStatusResponse>(this.images, 'ImageStatus', { image: { image } }, o);
     return res.image && res.image.id ? res.image : null;
   }
 
   /** Pulls from a registry (always: ask `imageStatus` first). Returns the image reference. */
-  async pullImage(image: string, auth?: T.AuthConfig, sandboxConfig?: T.PodSandboxConfig): Promise<string> {
+  async pullImage(
+    image: string,
+    auth?: T.AuthConfig,
+    sandboxConfig?: T.PodSandboxConfig,
+    o: CallOpts = {},
+  ): Promise<string> {
     const res = await this.call<{ image_ref: string }>(
       this.images,
       'PullImage',
       { image: { image }, auth, sandbox_config: sandboxConfig },
+      o,
       this.pullTimeoutMs,
     );
     return res.image_ref;
   }
 
-  async removeImage(image: string): Promise<void> {
-    await this.call(this.images, 'RemoveImage', { image: { image } });
+  async removeImage(image: string, o: CallOpts = {}): Promise<void> {
+    await this.call(this.images, 'RemoveImage', { image: { image } }, o);
   }
 
-  async imageFsInfo(): Promise<T.FilesystemUsage[]> {
-    return (await this.call<T.ImageFsInfoResponse>(this.images, 'ImageFsInfo', {})).image_filesystems;
+  async imageFsInfo(o: CallOpts = {}): Promise<T.FilesystemUsage[]> {
+    return (await this.call<T.ImageFsInfoResponse>(this.images, 'ImageFsInfo', {}, o)).image_filesystems;
   }
 }
