@@ -3,11 +3,21 @@
  * informers they share start once all are started). Each entry is the definition exported by its folder.
  */
 import { type ControllerDefinition } from '../controller';
+import { deploymentController } from './deployment';
 import { garbageCollectorController } from './garbagecollector';
+import { jobController } from './job';
 import { namespaceController } from './namespace';
+import { resourceQuotaController } from './resourcequota';
+import { replicaSetController } from './replicaset';
+import { replicationControllerController } from './replicationcontroller';
 
 export const CONTROLLERS: readonly ControllerDefinition[] = [
   // one line per controller: `deploymentController,` (import it above)
+  replicaSetController,
+  replicationControllerController,
+  deploymentController,
   namespaceController,
   garbageCollectorController,
+  jobController,
+  resourceQuotaController,
 ];

@@ -1,0 +1,1 @@
+export { jobController, JobControllerOptions, type JobControllerConfig, isJobFinished } from './job-controller';
