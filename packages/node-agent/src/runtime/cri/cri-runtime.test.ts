@@ -173,4 +173,18 @@ describeWithContainerd('CriRuntime against a real containerd', () => {
     expect(await rt.listContainers()).toEqual([]);
     expect(await rt.listPodSandboxes({ labelSelector: { [LABEL_POD_UID]: 'u1' } })).toEqual([]);
   }, 60000);
+
+  test('removing a running container or a running sandbox kills it first', async () => {
+    const sc = sandboxConfig('u2');
+    const sandboxId = await rt.runPodSandbox(sc);
+    const a = await rt.createContainer(sandboxId, containerConfig('a', 'sleep 1000'), sc);
+    const b = await rt.createContainer(sandboxId, containerConfig('b', 'sleep 1000'), sc);
+    await rt.startContainer(a);
+    await rt.startContainer(b);
+    await rt.removeContainer(a);
+    await expect(rt.containerStatus(a)).rejects.toMatchObject({ code: 'NotFound' });
+    await rt.removePodSandbox(sandboxId);
+    await expect(rt.containerStatus(b)).rejects.toMatchObject({ code: 'NotFound' });
+    expect(await rt.listPodSandboxes({ id: sandboxId })).toEqual([]);
+  }, 60000);
 });

@@ -339,6 +339,8 @@ export class CriRuntime implements Runtime {
     return this.run(
       'Unknown',
       async (c) => {
+        // containerd refuses to remove a sandbox that still runs; the contract stops it first.
+        await c.stopPodSandbox(sandboxId, o);
         await c.removePodSandbox(sandboxId, o);
         forget();
       },
@@ -406,7 +408,14 @@ export class CriRuntime implements Runtime {
     return this.run(
       'Unknown',
       async (c) => {
-        await c.removeContainer(containerId, o);
+        try {
+          await c.removeContainer(containerId, o);
+        } catch (err) {
+          // containerd refuses to remove a running container; the contract kills it first.
+          if (!(err instanceof CriError) || err.notFound) throw err;
+          await c.stopContainer(containerId, 0, o);
+          await c.removeContainer(containerId, o);
+        }
         this.sandboxOf.delete(containerId);
       },
       () => {
