@@ -66,6 +66,8 @@ export interface RestClientOptions {
   maxRetries?: number;
   /** Random source of the back-off jitter. */
   random?: () => number;
+  /** Hears of every answered request (metrics: `rest_client_requests_total`, `rest_client_request_duration_seconds`). */
+  onResponse?: (method: string, code: number, durationMs: number) => void;
 }
 
 const REASON_BY_CODE: Record<number, StatusReason> = {
@@ -125,6 +127,7 @@ export class RestClient {
   private readonly random: () => number;
   private readonly timeoutMs: number;
   private tokenCache?: { token: string; readAt: number };
+  private readonly onResponse?: (method: string, code: number, durationMs: number) => void;
 
   constructor(
     readonly config: RestConfig,
@@ -142,6 +145,7 @@ export class RestClient {
     this.log = o.logger ?? NOP_LOGGER;
     this.maxRetries = o.maxRetries ?? 5;
     this.random = o.random ?? Math.random;
+    this.onResponse = o.onResponse;
     this.timeoutMs = config.timeoutMs ?? DEFAULT_CLIENT_SETTINGS.timeoutMs;
     this.limiter =
       o.rateLimiter ??
@@ -270,8 +274,10 @@ export class RestClient {
       await this.limiter.wait(o.signal);
       let delayMs: number | undefined;
       try {
+        const sentAt = this.clock.now();
         const { res, body: data } = await this.send(o, body, contentType);
         const code = res.statusCode ?? 0;
+        this.onResponse?.(o.method, code, this.clock.now() - sentAt);
         if (code >= 200 && code < 300) return { res, body: data };
         const err = this.errorOf(res, data, o.method, o.path);
         const retryAfter = parseRetryAfter(res.headers['retry-after']);
