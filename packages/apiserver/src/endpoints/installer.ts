@@ -13,6 +13,7 @@ import {
   type APIResource,
   type APIResourceList,
   type APIVersions,
+  badRequest,
   compareVersions,
   errorToStatus,
   formatApiVersion,
@@ -36,7 +37,7 @@ import {
 import { watchHandler } from './handlers/watch';
 import { patchHandler } from './handlers/patch';
 import { negotiateOutput, type OutputFormat } from './negotiation/negotiate';
-import { type RequestInfo } from './request-info';
+import { isCleanPath, type RequestInfo } from './request-info';
 import { type Serializers, writeError, writeObject } from './responses/writers';
 
 /** 404 for a path that names no resource, as Kubernetes words it. */
@@ -57,6 +58,33 @@ function methodNotAllowed(): StatusError {
     message: 'the server does not allow this method on the requested resource',
     details: {},
   });
+}
+
+/** Why a name or namespace from the path cannot name an object: a path segment rule, or a NUL character. */
+function pathNameProblems(name: string): string[] {
+  const problems: string[] = [];
+  if (name === '.' || name === '..') problems.push(`may not be '${name}'`);
+  if (name.includes('/')) problems.push("may not contain '/'");
+  if (name.includes('%')) problems.push("may not contain '%'");
+  if (name.includes('\0')) problems.push('may not contain NUL characters');
+  return problems;
+}
+
+/**
+ * 400 for a namespace or object name on the path that no object can have (model: `ScopeNamer.Name`, which checks
+ * `IsValidPathSegmentName`); a NUL character, which no store key may hold, is refused too.
+ */
+function checkPathNames(info: RequestInfo): void {
+  const name = info.parts[1] ?? '';
+  for (const [what, value] of [
+    ['Namespace', info.namespace],
+    ['Name', name],
+  ] as const) {
+    if (value === '') continue;
+    const problems = pathNameProblems(value);
+    if (problems.length)
+      throw badRequest(`${what} parameter invalid: ${JSON.stringify(value)}: ${problems.join('; ')}`);
+  }
 }
 
 function scopeKey(group: string, version: string, resource: string, subresource: string): string {
@@ -235,6 +263,8 @@ export class ApiInstaller {
       }
       if (!info.isResourceRequest) {
         if (!info.path.startsWith('/api')) return false;
+        // `..`, `.` and `//` in an API path name nothing: never resolved to another path.
+        if (!isCleanPath(info.path)) throw notFoundPath();
         const doc = info.verb === 'get' ? this.discovery(info.path) : undefined;
         if (!doc) {
           if (
@@ -259,8 +289,10 @@ export class ApiInstaller {
       }
       const scope = this.scopeFor(info);
       if (!scope) throw notFoundPath();
+      checkPathNames(info);
       const namespaced = scope.resourceKind.namespaced;
-      const isCollection = info.name === '';
+      // From the path: a list narrowed to one name by a field selector is still a collection read.
+      const isCollection = (info.parts[1] ?? '') === '';
       // A cluster-scoped resource has no namespaced path; a namespaced one is reached across namespaces only by
       // collection reads (and the namespace resource itself names its namespace in `info.namespace`).
       if (!namespaced && info.namespace && scope.resource !== 'namespaces') throw notFoundPath();
@@ -274,6 +306,8 @@ export class ApiInstaller {
       ) {
         throw methodNotAllowed();
       }
+      // A watch is a GET (the /watch/ prefix takes its verb from the path, whatever the method).
+      if (info.verb === 'watch' && !ws && req.method !== 'GET') throw methodNotAllowed();
       const isRead = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch';
       output = negotiateOutput(req.headers.accept, { allowViews: isRead, stream: info.verb === 'watch' });
       const query = new URLSearchParams(req.url?.split('?')[1] ?? '');

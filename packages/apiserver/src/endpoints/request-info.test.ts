@@ -1,4 +1,4 @@
-import { isLongRunning, isMutatingVerb, parseRequestInfo } from './request-info';
+import { isCleanPath, isLongRunning, isMutatingVerb, parseRequestInfo } from './request-info';
 
 describe('parseRequestInfo', () => {
   it.each([
@@ -106,5 +106,26 @@ describe('parseRequestInfo', () => {
     expect(isLongRunning(parseRequestInfo('GET', '/api/v1/pods?watch=1'))).toBe(true);
     expect(isLongRunning(parseRequestInfo('GET', '/api/v1/namespaces/d/pods/p/log'))).toBe(true);
     expect(isLongRunning(parseRequestInfo('GET', '/api/v1/pods'))).toBe(false);
+  });
+
+  it('takes a path with dot segments or doubled slashes for a non-resource request (never resolved)', () => {
+    for (const path of [
+      '/api/v1/namespaces/ns/configmaps/../secrets',
+      '/api/v1/namespaces/ns/configmaps/%2e%2e/secrets',
+      '/api/v1/namespaces/ns/configmaps/%2E.',
+      '/api/v1/namespaces/ns/configmaps/.',
+      '/api/v1/namespaces//ns/configmaps/x',
+      '//api/v1/pods',
+      'api/v1/pods',
+    ]) {
+      expect([path, isCleanPath(path), parseRequestInfo('GET', path).isResourceRequest]).toEqual([path, false, false]);
+    }
+    for (const path of [
+      '/api/v1/pods/',
+      '/api/v1/namespaces/ns/configmaps/..x',
+      '/api/v1/namespaces/ns/configmaps/a.b',
+    ]) {
+      expect([path, isCleanPath(path)]).toEqual([path, true]);
+    }
   });
 });

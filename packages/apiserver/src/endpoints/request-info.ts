@@ -58,12 +58,33 @@ function isTrue(v: string | null): boolean {
 }
 
 /**
+ * Whether a request path is written the one way it can be served: absolute, no empty segment (`//`) except a trailing
+ * slash, and no segment that is or decodes to `.` or `..` (`%2e%2e`). Anything else names no resource: it is never
+ * resolved to another path (Kubernetes answers 404 or 400 and never serves a path other than the one written).
+ */
+export function isCleanPath(path: string): boolean {
+  if (!path.startsWith('/')) return false;
+  const segments = path.split('/');
+  for (let i = 1; i < segments.length; i++) {
+    const s = segments[i] as string;
+    if (s === '') {
+      if (i !== segments.length - 1) return false;
+      continue;
+    }
+    if (s === '.' || s === '..') return false;
+    if (s.length <= 6 && s.includes('%') && /^(?:\.|%2e){1,2}$/i.test(s)) return false;
+  }
+  return true;
+}
+
+/**
  * Reads a request's info from its method and URL (path plus query). `url` is the raw request target
- * (`/api/v1/pods?watch=1`).
+ * (`/api/v1/pods?watch=1`). A path that is not clean (`isCleanPath`) is a non-resource request, whatever it names.
  */
 export function parseRequestInfo(method: string, url: string): RequestInfo {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
+  if (!isCleanPath(path)) return nonResource(path, method);
   const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
   const segments = path.split('/').filter((s) => s !== '');
   let decoded: string[];

@@ -34,6 +34,34 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   return body;
 }
 
+/**
+ * The deepest nesting of arrays and objects a body may have. Kubernetes objects nest a few dozen levels at most; the
+ * YAML loader stops at 100 too. Deeper values would overflow the stack of the recursive steps after decoding (schema,
+ * patches, managed fields, audit): they are refused with 400 before any of them runs.
+ */
+export const MAX_NESTING_DEPTH = 100;
+
+/** 400 when `value` nests arrays or objects deeper than `MAX_NESTING_DEPTH` (an iterative walk: no recursion). */
+export function checkNesting(value: unknown, what: string): void {
+  if (value === null || typeof value !== 'object') return;
+  const stack: unknown[] = [value];
+  const depths: number[] = [1];
+  while (stack.length) {
+    const v = stack.pop() as object;
+    const d = depths.pop() as number;
+    if (d > MAX_NESTING_DEPTH) {
+      throw badRequest(`${what}: the value is nested more than ${MAX_NESTING_DEPTH} levels deep`);
+    }
+    const children = Array.isArray(v) ? (v as unknown[]) : Object.values(v);
+    for (const c of children) {
+      if (c !== null && typeof c === 'object' && !ArrayBuffer.isView(c)) {
+        stack.push(c);
+        depths.push(d + 1);
+      }
+    }
+  }
+}
+
 /** Whether `value` has at most `limit` nodes (counting stops as soon as it is exceeded). */
 function hasAtMostNodes(value: unknown, limit: number): boolean {
   let count = 0;
@@ -61,28 +89,44 @@ export function loadYaml(body: Buffer, what: string): unknown {
   if (!hasAtMostNodes(value, 2 * body.length + 16)) {
     throw badRequest(`${what}: the document expands to too many values (excessive aliasing)`);
   }
+  checkNesting(value, what);
   return value;
 }
 
-/** Parses a body in a format into a plain value (no schema yet). */
+/** Parses a JSON body (a patch, DeleteOptions, an object) into a plain value no deeper than `MAX_NESTING_DEPTH`. */
+export function parseJson(body: Buffer, what = 'the body of the request is not valid JSON'): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    throw badRequest(`${what}: ${(err as Error).message}`);
+  }
+  checkNesting(value, what);
+  return value;
+}
+
+/** Parses a body in a format into a plain value (no schema yet), no deeper than `MAX_NESTING_DEPTH`. */
 export function parseBody(body: Buffer, format: Format, s: Serializers): unknown {
   if (body.length === 0) throw badRequest('the request body is empty');
   switch (format) {
     case 'json':
-      try {
-        return JSON.parse(body.toString('utf8'));
-      } catch (err) {
-        throw badRequest(`the body of the request is not valid JSON: ${(err as Error).message}`);
-      }
+      return parseJson(body);
     case 'yaml':
       return loadYaml(body, 'the body of the request is not valid YAML');
-    case 'protobuf':
+    case 'protobuf': {
+      const what = 'the body of the request is not valid Protobuf';
+      let value: unknown;
       try {
-        return s.protobuf.decode(body);
+        value = s.protobuf.decode(body);
       } catch (err) {
-        if (isCodecError(err)) throw badRequest(`the body of the request is not valid Protobuf: ${err.message}`);
+        if (isCodecError(err)) throw badRequest(`${what}: ${err.message}`);
+        // A message nested deeper than the decoder's stack allows.
+        if (err instanceof RangeError) throw badRequest(`${what}: ${err.message}`);
         throw err;
       }
+      checkNesting(value, what);
+      return value;
+    }
   }
 }
 
@@ -94,6 +138,8 @@ export function decodeObject(value: unknown, kind: Kind): ApiObject {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw badRequest(`the body of the request must be a ${kind.kind} object`);
   }
+  // A patch can build a deeper object than its body is.
+  checkNesting(value, `${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}`);
   const obj = value as ApiObject;
   if (obj.apiVersion !== undefined && obj.apiVersion !== kind.apiVersion) {
     throw badRequest(

@@ -25,9 +25,9 @@ import { dropUnreadableManagedFields, type FieldManager } from '../../patch/appl
 import { isPatchError, jsonPatch, mergePatch, strategicMergePatch } from '../../patch/patch';
 import { negotiatePatch, type PatchType } from '../negotiation/negotiate';
 import { writeObject } from '../responses/writers';
-import { decodeObject, loadYaml, readBody } from './body';
+import { decodeObject, loadYaml, parseJson, readBody } from './body';
 import { isPretty, parseDryRun, parseFieldManager, type Query } from './options';
-import { fieldManagerOf, trackUpdate, type VerbRequest } from './verbs';
+import { checkName, fieldManagerOf, trackUpdate, type VerbRequest } from './verbs';
 
 /** The patch types served without server-side apply (the gate off, or an endpoint that keeps no managed fields). */
 const SERVED: readonly PatchType[] = ['json', 'merge', 'strategic'];
@@ -59,7 +59,6 @@ function validatePatchOptions(type: PatchType, fieldManager: string | undefined,
 }
 
 function parsePatch(type: PatchType, body: Buffer): unknown {
-  const text = body.toString('utf8');
   if (type === 'apply') {
     const value = loadYaml(body, 'error decoding YAML');
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -67,11 +66,7 @@ function parsePatch(type: PatchType, body: Buffer): unknown {
     }
     return value;
   }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw badRequest(`the body of the request is not valid JSON: ${(err as Error).message}`);
-  }
+  return parseJson(body);
 }
 
 function applyPatch(type: PatchType, current: ApiObject, patch: unknown, schemaId: string): unknown {
@@ -121,7 +116,9 @@ export async function patchHandler(r: VerbRequest): Promise<void> {
         if (!current) throw notFound(gr, r.name);
         const patched = applyPatch(type, current, patch, r.scope.kind.schema.$id as string);
         dropUnreadableManagedFields(patched);
-        const obj = trackUpdate(r, current, decodeObject(patched, r.scope.kind), fieldManager);
+        const decoded = decodeObject(patched, r.scope.kind);
+        checkName(r, decoded);
+        const obj = trackUpdate(r, current, decoded, fieldManager);
         await r.scope.admission.admit(r.ctx, 'UPDATE', obj, current, r.scope, dryRun);
         return obj;
       },

@@ -110,6 +110,23 @@ async function readRequestObject(r: VerbRequest): Promise<ApiObject> {
   return decodeObject(value, r.scope.kind);
 }
 
+/**
+ * 400 unless the object names the object of the URL (model: `checkName` of the update and patch handlers): the same
+ * name, and no other namespace (an object without one takes the URL's).
+ */
+export function checkName(r: VerbRequest, obj: ApiObject): void {
+  const name = obj.metadata?.name ?? '';
+  if (name !== r.name) {
+    throw badRequest(`the name of the object (${name}) does not match the name on the URL (${r.name})`);
+  }
+  const namespace = obj.metadata?.namespace ?? '';
+  if (r.ctx.namespace && namespace && namespace !== r.ctx.namespace) {
+    throw badRequest(
+      `the namespace of the object (${namespace}) does not match the namespace on the URL (${r.ctx.namespace})`,
+    );
+  }
+}
+
 /** GET of one object. */
 export async function getHandler(r: VerbRequest): Promise<void> {
   const s = r.scope.storage;
@@ -157,6 +174,7 @@ export async function updateHandler(r: VerbRequest): Promise<void> {
   const dryRun = parseDryRun(r.query, 'UpdateOptions');
   const fieldManager = parseFieldManager(r.query, 'UpdateOptions');
   const obj = await readRequestObject(r);
+  checkName(r, obj);
   const result = await s.update(
     r.ctx,
     {
