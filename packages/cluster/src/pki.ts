@@ -96,10 +96,12 @@ export async function ensureCredentials(
   f: ClusterFiles,
   host: string,
   identities: readonly Identity[] = [ADMIN],
+  /** More names the API servers' certificate is valid for (`apiserver1` in docker compose). */
+  alternateDNS: readonly string[] = [],
 ): Promise<Map<string, string>> {
   await ensureSelfSignedCertKey(f.pkiDir, 'apiserver', {
     host,
-    alternateDNS: ['localhost'],
+    alternateDNS: ['localhost', ...alternateDNS],
     alternateIPs: ['127.0.0.1'],
   });
   mkdirSync(f.pkiDir, { recursive: true });

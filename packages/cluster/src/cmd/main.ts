@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 
 import { Command, InvalidArgumentError, Option } from 'commander';
 
+import { init } from '../init';
 import { clusterFiles } from '../pki';
 import { alive, type ClusterState, readState } from '../state';
 import { probe } from '../supervisor';
@@ -18,6 +19,10 @@ function parsePort(v: string): number {
   if (!/^\d+$/.test(v) || n < 1 || n > 65535)
     throw new InvalidArgumentError('must be a port number between 1 and 65535');
   return n;
+}
+
+function collect(v: string, acc: string[]): string[] {
+  return [...acc, v];
 }
 
 function parseCount(v: string): number {
@@ -103,6 +108,32 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--no-follow', 'print the log and return')
     .action(async (daemon: string, o: { dir: string; follow: boolean }) => {
       code = await logs(resolve(o.dir), daemon, o.follow);
+    });
+  program
+    .command('init')
+    .description(
+      'write the credentials of a cluster whose daemons run elsewhere (docker compose, systemd): certificates, tokens and a client configuration per daemon',
+    )
+    .addOption(dirOption())
+    .requiredOption('--server <url>', 'the API server URL the client configurations name (https://host:port)')
+    .option('--san <name>', 'another host name of the API servers (repeatable)', collect, [])
+    .option('--node <name>', 'a node that gets a system:node:<name> identity (repeatable)', collect, [])
+    .action(async (o: { dir: string; server: string; san: string[]; node: string[] }) => {
+      try {
+        const written = await init({ dir: resolve(o.dir), server: o.server, sans: o.san, nodes: o.node });
+        IO.out(`platform: wrote the credentials of ${o.server} in ${resolve(o.dir)}:`);
+        for (const [name, path] of written) IO.out(`  ${name.padEnd(22)} ${path}`);
+      } catch (err) {
+        IO.err(`platform: ${(err as Error).message}`);
+        code = 1;
+      }
+    });
+  program
+    .command('probe')
+    .description('exit 0 when a GET of the URL answers 200 (a health check for containers; TLS is not verified)')
+    .argument('<url>', 'e.g. https://localhost:6443/readyz')
+    .action(async (url: string) => {
+      code = (await probe(url)) ? 0 : 1;
     });
   program.exitOverride();
   program.configureOutput({ outputError: (s, write) => write(`platform: ${s.replace(/^error: /, '')}`) });
