@@ -3,21 +3,27 @@
  * informers they share start once all are started). Each entry is the definition exported by its folder.
  */
 import { type ControllerDefinition } from '../controller';
+import { clusterRoleAggregationController } from './clusterrole-aggregation';
 import { deploymentController } from './deployment';
 import { garbageCollectorController } from './garbagecollector';
 import { jobController } from './job';
 import { namespaceController } from './namespace';
+import { podGCController } from './podgc';
 import { resourceQuotaController } from './resourcequota';
 import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replicationcontroller';
+import { serviceAccountController } from './serviceaccount';
 
 export const CONTROLLERS: readonly ControllerDefinition[] = [
   // one line per controller: `deploymentController,` (import it above)
   replicaSetController,
   replicationControllerController,
   deploymentController,
+  serviceAccountController,
+  clusterRoleAggregationController,
   namespaceController,
   garbageCollectorController,
   jobController,
   resourceQuotaController,
+  podGCController,
 ];
