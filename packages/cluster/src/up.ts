@@ -430,7 +430,8 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
       const took = ((Date.now() - started) / 1000).toFixed(1);
       const summary = [
         '',
-        `platform is running (${took}s).`,
+        'platform is running.',
+        `  started in:   ${took}s`,
         `  API server:   ${urls.join(', ')}`,
         `  admin token:  ${tokens.get(ADMIN.name)}  (kept in ${f.tokenFile})`,
         `  kubeconfig:   ${f.kubeconfig}`,
