@@ -1,0 +1,35 @@
+/** The in-tree plugins by name (model: 1.21 `framework/plugins/registry.go`). */
+import { Registry } from '../framework/registry';
+import * as defaultBinder from './defaultbinder/default-binder';
+import * as nodeAffinity from './nodeaffinity/node-affinity';
+import * as nodeName from './nodename/node-name';
+import * as nodePorts from './nodeports/node-ports';
+import * as balanced from './noderesources/balanced-allocation';
+import * as fit from './noderesources/fit';
+import * as least from './noderesources/least-allocated';
+import * as most from './noderesources/most-allocated';
+import * as ratio from './noderesources/requested-to-capacity-ratio';
+import * as nodeUnschedulable from './nodeunschedulable/node-unschedulable';
+import * as prioritySort from './prioritysort/priority-sort';
+import * as taintToleration from './tainttoleration/taint-toleration';
+
+/** A registry of every in-tree plugin. */
+export function inTreeRegistry(): Registry {
+  const r = new Registry();
+  for (const m of [
+    prioritySort,
+    nodeUnschedulable,
+    nodeName,
+    taintToleration,
+    nodeAffinity,
+    nodePorts,
+    fit,
+    least,
+    most,
+    balanced,
+    ratio,
+    defaultBinder,
+  ])
+    r.register(m.NAME, m.factory);
+  return r;
+}
