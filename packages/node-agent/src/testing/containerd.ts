@@ -234,7 +234,7 @@ export interface TestContainerd {
   stop(): Promise<void>;
 }
 
-const runningDaemons = new Set<{ proc: ChildProcess; dir: string; cgroupParent: string; socket: string }>();
+const runningDaemons = new Set<{ proc: ChildProcess; dir: string; cgroups: Set<string>; socket: string }>();
 let exitHookInstalled = false;
 
 function installExitHook(): void {
@@ -244,7 +244,7 @@ function installExitHook(): void {
   process.on('exit', () => {
     for (const d of runningDaemons) {
       d.proc.kill('SIGKILL');
-      cleanupLeftovers(d.dir, d.socket, d.cgroupParent);
+      cleanupLeftovers(d.dir, d.socket, d.cgroups);
     }
   });
 }
@@ -348,10 +348,12 @@ function killPids(pids: Iterable<number>): void {
 }
 
 /** Best-effort cleanup of everything a containerd under `dir` may have left (synchronous: runs in exit hooks too). */
-function cleanupLeftovers(dir: string, socket: string, cgroupParent: string): void {
+function cleanupLeftovers(dir: string, socket: string, cgroups: Set<string>): void {
   // Shims of this containerd carry its socket in their command line; the containers are in our cgroups.
   killPids(pidsWithCmdline(socket));
-  const groups = cgroupHierarchies().flatMap((h) => cgroupTree(join(h, cgroupParent.replace(/^\//, ''))));
+  const groups = cgroupHierarchies().flatMap((h) =>
+    [...cgroups].flatMap((g) => cgroupTree(join(h, g.replace(/^\//, '')))),
+  );
   for (let round = 0; round < 3; round++) {
     const pids = new Set<number>();
     for (const g of groups) {
@@ -386,6 +388,17 @@ function cleanupLeftovers(dir: string, socket: string, cgroupParent: string): vo
   rmSync(dir, { recursive: true, force: true });
 }
 
+/** The cgroup parent a sandbox was created with (from containerd's verbose status). */
+async function sandboxCgroupParent(client: CriClient, id: string): Promise<string | undefined> {
+  try {
+    const st = await client.podSandboxStatus(id, true);
+    const info = JSON.parse(st.info['info'] ?? '{}') as { config?: { linux?: { cgroup_parent?: string } } };
+    return info.config?.linux?.cgroup_parent || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Starts containerd under a new temporary directory and waits until its CRI answers; imports the test images. */
 export async function startContainerd(options: StartContainerdOptions = {}): Promise<TestContainerd> {
   const reason = containerdUnavailable();
@@ -404,7 +417,9 @@ export async function startContainerd(options: StartContainerdOptions = {}): Pro
   const fd = openSync(logFile, 'a');
   const proc = spawn(which('containerd')!, ['--config', config], { stdio: ['ignore', fd, fd] });
   closeSync(fd);
-  const entry = { proc, dir, cgroupParent, socket };
+  // Cgroups to remove at the end: ours, and the parents of pods created by others (the agent's `/platform/pod<uid>`).
+  const cgroups = new Set([cgroupParent]);
+  const entry = { proc, dir, cgroups, socket };
   runningDaemons.add(entry);
   let exited = false;
   const exitPromise = new Promise<void>((resolve) =>
@@ -428,6 +443,8 @@ export async function startContainerd(options: StartContainerdOptions = {}): Pro
           await client.removeContainer(c.id).catch(() => undefined);
         }
         for (const s of await client.listPodSandbox()) {
+          const parent = await sandboxCgroupParent(client, s.id);
+          if (parent && parent !== '/' && !parent.includes('..')) cgroups.add(parent);
           await client.stopPodSandbox(s.id).catch(() => undefined);
           await client.removePodSandbox(s.id).catch(() => undefined);
         }
@@ -442,7 +459,7 @@ export async function startContainerd(options: StartContainerdOptions = {}): Pro
       clearTimeout(timer);
     }
     runningDaemons.delete(entry);
-    cleanupLeftovers(dir, socket, cgroupParent);
+    cleanupLeftovers(dir, socket, cgroups);
   };
 
   const importImages = (archive: string): void => {
