@@ -1,10 +1,18 @@
 /**
  * The etcd v3 `Store`, on the npm `etcd3` client (model: apiserver `pkg/storage/etcd3/store.go`).
  *
- * - Several endpoints: the client's connection pool spreads calls over them; a call failing with a recoverable gRPC
- *   error is retried on another member (the client's global retry policy), and a failing member is skipped for a few
- *   seconds (its circuit breaker). Every unary call has a deadline, so an unreachable cluster gives Timeout or
- *   Unreachable, never a hang.
+ * - Several endpoints, failing over as etcd's own client does (see `docs/storage.md`, "Failover"): one client per
+ *   member, with the npm client's own fault handling off (its per-host circuit breaker opened on the healthy members
+ *   too after a leader loss, and kept every call out for seconds at a time). Calls go to one pinned member; a call that
+ *   fails for a transport reason (connection refused or reset, no answer within the attempt timeout, "no leader",
+ *   "leader changed") marks that member down for a while and is retried on the next one, within the call's deadline
+ *   (`requestTimeoutMs`). A hung member costs at most one attempt timeout. A write whose outcome is unknown (sent, but
+ *   no answer) is retried too: every write is a compare-and-swap transaction, so a retry of a write that did land
+ *   fails its compare, and finding our own value there tells that it landed (no duplicate, no spurious conflict).
+ *   With no member able to answer (a majority lost) the call ends at its deadline with Timeout or Unreachable: the
+ *   API server answers 504/503, never hangs; the next call tries the members again, so service resumes by itself.
+ * - Watches run on the pinned member and, when their stream fails, resume on the next one from the last delivered
+ *   revision + 1 (no gap, no duplicate). gRPC keepalive pings find a hung member under an open stream.
  * - Mutual TLS from CA/cert/key files.
  * - Reads use the raw KV client (`client.kv.range`) for revision, limit and count; writes are transactions comparing
  *   `mod_revision` (compare-and-swap) or `create_revision = 0` (create).
@@ -21,7 +29,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { Etcd3, type IKeyValue, type IResponseHeader, type IWatchResponse } from 'etcd3';
+import { Etcd3, type IKeyValue, type IOptions, type IResponseHeader, type IWatchResponse } from 'etcd3';
 
 import { checkKey, checkLimit, checkRevision, checkTtl, checkValue } from '../checks';
 import {
@@ -58,8 +66,15 @@ export interface Etcd3StoreOptions {
   endpoints: string[];
   /** Mutual TLS: CA bundle to trust, client certificate and key (PEM files). */
   tls?: { caFile?: string; certFile?: string; keyFile?: string };
-  /** Deadline of each unary call, ms. Default 10000. */
+  /** Deadline of each call, retries on other members included, ms. Default 10000. */
   requestTimeoutMs?: number;
+  /**
+   * Deadline of one attempt on one member, ms: a member that has not answered by then (hung, partitioned) is left for
+   * the next one. Default: a third of `requestTimeoutMs`, at least 1000.
+   */
+  attemptTimeoutMs?: number;
+  /** How long a member that failed is passed over, ms (doubling while it keeps failing, up to 10 s). Default 1000. */
+  memberDownMs?: number;
   /** Time to establish a connection, ms. Default 5000. */
   dialTimeoutMs?: number;
   /** Seconds a TTL lease may be reused by later writes (`--lease-reuse-duration-seconds`). Default 60. */
@@ -69,6 +84,64 @@ export interface Etcd3StoreOptions {
 }
 
 const ALL_KEYS_END = Buffer.from([0]);
+
+/** Per-attempt call options (a deadline), passed to each call of the npm client. */
+interface CallOptions {
+  deadline: number;
+}
+
+/** One etcd member and its own client. */
+interface Member {
+  readonly url: string;
+  readonly client: Etcd3;
+  /** Passed over until then (epoch ms). */
+  downUntil: number;
+  /** Consecutive failures (for the pass-over time). */
+  failures: number;
+  /** Watch streams running on the member: each is told to move when the member is found failing. */
+  readonly streams: Set<() => void>;
+}
+
+type HostPolicy = ReturnType<NonNullable<NonNullable<IOptions['faultHandling']>['host']>>;
+type GlobalPolicy = NonNullable<NonNullable<IOptions['faultHandling']>['global']>;
+
+/** A policy that runs the call once, as it is: the npm client's retries and circuit breakers are replaced by ours. */
+const PASS_THROUGH = {
+  execute: (fn: (ctx: { signal: AbortSignal; attempt: number }) => unknown) =>
+    Promise.resolve().then(() => fn({ signal: new AbortController().signal, attempt: 0 })),
+};
+
+/**
+ * How a failed call ended: `definite` (etcd answered: not a transport problem, never retried), `notSent` (the member
+ * surely did not act on it: no connection, no leader to propose to) or `ambiguous` (sent, no answer: it may have been
+ * applied).
+ */
+export function classifyEtcdError(e: unknown): 'definite' | 'notSent' | 'ambiguous' {
+  if (isStorageError(e)) return 'definite';
+  const err = e instanceof Error ? e : undefined;
+  const msg = err?.message ?? String(e);
+  const name = err?.constructor?.name ?? '';
+  if (
+    /no leader|not capable|too many requests|No connection established|ECONNREFUSED|failed to connect|connection refused|client was already closed/i.test(
+      msg,
+    )
+  ) {
+    return 'notSent';
+  }
+  if (
+    /GRPC(Unavailable|DeadlineExceeded|Cancelled|Internal|Unknown|Aborted|ResourceExhasted)Error/.test(name) ||
+    /leader changed|timed out|deadline|unavailable|cancelled|connection|ECONNRESET|socket|stream removed|GOAWAY|RST_STREAM/i.test(
+      msg,
+    )
+  ) {
+    return 'ambiguous';
+  }
+  return 'definite';
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
 
 /** Maps an error of the etcd3 client to a StorageError (StorageErrors pass through). */
 export function mapEtcdError(e: unknown, what: string, key?: string): StorageError {
@@ -96,9 +169,12 @@ function toKv(kv: IKeyValue, ttl?: number): KeyValue {
 
 /** The etcd3 `Store`. */
 export class Etcd3Store implements Store {
-  /** The underlying client (benchmarks compare against it; do not write through it). */
-  readonly client: Etcd3;
+  private readonly members: Member[];
+  /** The member calls go to while it answers. */
+  private pinned = 0;
   private readonly requestTimeoutMs: number;
+  private readonly attemptTimeoutMs: number;
+  private readonly memberDownMs: number;
   private readonly leaseReuseSeconds: number;
   private readonly watchRetryTimeoutMs: number;
   private lease: { id: string; expiresAt: number } | undefined;
@@ -113,6 +189,8 @@ export class Etcd3Store implements Store {
       if (!/^https?:\/\/[^/]+$/.test(ep)) throw new TypeError(`etcd endpoint must be http(s)://host:port, got ${ep}`);
     }
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10000;
+    this.attemptTimeoutMs = options.attemptTimeoutMs ?? Math.max(1000, Math.floor(this.requestTimeoutMs / 3));
+    this.memberDownMs = options.memberDownMs ?? 1000;
     this.leaseReuseSeconds = options.leaseReuseDurationSeconds ?? 60;
     this.watchRetryTimeoutMs = options.watchRetryTimeoutMs ?? 60000;
     const tls = options.tls;
@@ -134,24 +212,131 @@ export class Etcd3Store implements Store {
     if (secure && options.endpoints.some((e) => e.startsWith('http://'))) {
       throw new TypeError('etcd endpoints must be all http:// or all https://');
     }
-    const requestTimeoutMs = this.requestTimeoutMs;
-    this.client = new Etcd3({
-      hosts: options.endpoints,
-      dialTimeout: options.dialTimeoutMs ?? 5000,
-      credentials: secure ? { rootCertificate: ca ?? Buffer.alloc(0), privateKey: key, certChain: cert } : undefined,
-      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + requestTimeoutMs }),
-      grpcOptions: { 'grpc.max_receive_message_length': 2 ** 31 - 1 },
-    });
+    const attemptTimeoutMs = this.attemptTimeoutMs;
+    this.members = options.endpoints.map((url) => ({
+      url,
+      client: new Etcd3({
+        hosts: [url],
+        dialTimeout: options.dialTimeoutMs ?? 5000,
+        credentials: secure ? { rootCertificate: ca ?? Buffer.alloc(0), privateKey: key, certChain: cert } : undefined,
+        // Every call passes its attempt's deadline; this one is for calls that would not.
+        defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + attemptTimeoutMs }),
+        faultHandling: {
+          host: () => PASS_THROUGH as unknown as HostPolicy,
+          global: PASS_THROUGH as unknown as GlobalPolicy,
+        },
+        grpcOptions: {
+          'grpc.max_receive_message_length': 2 ** 31 - 1,
+          // A hung member under an open watch stream is found by pings (etcd refuses pings more often than 5 s).
+          'grpc.keepalive_time_ms': 10000,
+          'grpc.keepalive_timeout_ms': 5000,
+          // A member that comes back is reconnected to within a second or two.
+          'grpc.initial_reconnect_backoff_ms': 100,
+          'grpc.max_reconnect_backoff_ms': 2000,
+        },
+      }),
+      downUntil: 0,
+      failures: 0,
+      streams: new Set(),
+    }));
+  }
+
+  /** The client of the member calls go to now (benchmarks compare against it; do not write through it). */
+  get client(): Etcd3 {
+    return this.pick().client;
+  }
+
+  /** The member to call: the pinned one while it is not passed over, else the next one, else the first back. */
+  private pick(): Member {
+    const now = Date.now();
+    const n = this.members.length;
+    for (let i = 0; i < n; i++) {
+      const idx = (this.pinned + i) % n;
+      const m = this.members[idx] as Member;
+      if (m.downUntil <= now) {
+        this.pinned = idx;
+        return m;
+      }
+    }
+    let best = 0;
+    for (let i = 1; i < n; i++)
+      if ((this.members[i] as Member).downUntil < (this.members[best] as Member).downUntil) best = i;
+    this.pinned = best;
+    return this.members[best] as Member;
+  }
+
+  private markDown(m: Member): void {
+    m.failures++;
+    m.downUntil = Date.now() + Math.min(this.memberDownMs * 2 ** Math.min(m.failures - 1, 4), 10000);
+    // Watch streams on it move to another member (resuming from their last revision).
+    for (const move of [...m.streams]) move();
+  }
+
+  private static markUp(m: Member): void {
+    m.failures = 0;
+    m.downUntil = 0;
+  }
+
+  /**
+   * Runs `fn` on a member, failing over to the others on transport failures until `deadlineMs` from now. `fn` is told
+   * whether an earlier attempt of this call may have been applied (its write's outcome is unknown): it then reads a
+   * failed compare as its own write landing when the stored value is its own. StorageErrors thrown by `fn` are
+   * answers, never retried; other definite errors are thrown as they are, for the caller to translate.
+   */
+  private async failover<T>(
+    what: string,
+    fn: (client: Etcd3, o: CallOptions, maybeApplied: boolean) => Promise<T>,
+    deadlineMs = this.requestTimeoutMs,
+  ): Promise<T> {
+    const deadline = Date.now() + deadlineMs;
+    let maybeApplied = false;
+    let lastError: unknown;
+    let failures = 0;
+    let backoffMs = 25;
+    for (;;) {
+      this.checkOpen();
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        const cause = lastError instanceof Error ? lastError.message : String(lastError);
+        const msg = `${what}: no etcd member answered within ${deadlineMs}ms (last error: ${cause})`;
+        throw classifyEtcdError(lastError) === 'notSent' ? unreachable(msg, lastError) : timeout(msg, lastError);
+      }
+      const m = this.pick();
+      try {
+        const result = await fn(
+          m.client,
+          { deadline: Date.now() + Math.min(left, this.attemptTimeoutMs) },
+          maybeApplied,
+        );
+        Etcd3Store.markUp(m);
+        return result;
+      } catch (e) {
+        const kind = classifyEtcdError(e);
+        if (kind === 'definite') throw e;
+        lastError = e;
+        if (kind === 'ambiguous') maybeApplied = true;
+        this.markDown(m);
+        // Every member failed once: wait a little (a leader election takes about a second) before the next round.
+        if (++failures % this.members.length === 0) {
+          await new Promise((r) => setTimeout(r, Math.max(0, Math.min(backoffMs, deadline - Date.now()))));
+          backoffMs = Math.min(backoffMs * 2, 500);
+        }
+      }
+    }
   }
 
   private checkOpen(): void {
     if (this.closed) throw unreachable('store is closed');
   }
 
-  private async call<T>(what: string, key: string | undefined, fn: () => Promise<T>): Promise<T> {
+  private async call<T>(
+    what: string,
+    key: string | undefined,
+    fn: (client: Etcd3, o: CallOptions, maybeApplied: boolean) => Promise<T>,
+  ): Promise<T> {
     this.checkOpen();
     try {
-      return await fn();
+      return await this.failover(what, fn);
     } catch (e) {
       throw await this.translate(e, what, key);
     }
@@ -172,7 +357,7 @@ export class Etcd3Store implements Store {
   /** etcd reports the compact revision only on a watch: start one at `at` and read its cancel response. */
   private async probeCompactRevision(at: Revision): Promise<Revision> {
     try {
-      const stream = await this.client.watchClient.watch();
+      const stream = await this.pick().client.watchClient.watch();
       try {
         return await new Promise<Revision>((resolve) => {
           const timer = setTimeout(() => resolve(0n), this.requestTimeoutMs);
@@ -200,13 +385,18 @@ export class Etcd3Store implements Store {
   ): Promise<{ header: IResponseHeader; kvs: IKeyValue[]; more: boolean; count: string }> {
     this.checkOpen();
     try {
-      return await this.client.kv.range({
-        key: Buffer.from(req.key ?? key),
-        range_end: req.range_end,
-        revision: req.revision === undefined ? undefined : req.revision.toString(),
-        limit: req.limit,
-        count_only: req.count_only,
-      });
+      return await this.failover(what, (client, o) =>
+        client.kv.range(
+          {
+            key: Buffer.from(req.key ?? key),
+            range_end: req.range_end,
+            revision: req.revision === undefined ? undefined : req.revision.toString(),
+            limit: req.limit,
+            count_only: req.count_only,
+          },
+          o,
+        ),
+      );
     } catch (e) {
       throw await this.translate(e, what, key, req.revision);
     }
@@ -218,8 +408,9 @@ export class Etcd3Store implements Store {
     const reuse = Math.min(Math.ceil(ttl * 0.05), this.leaseReuseSeconds);
     const l = this.lease;
     if (l && l.expiresAt >= now + ttl * 1000 && l.expiresAt <= now + (ttl + reuse) * 1000) return l.id;
-    const res = await this.call('lease grant', undefined, () =>
-      this.client.leaseClient.leaseGrant({ TTL: ttl + reuse }),
+    // A retried grant may leave an unused lease behind: it expires by itself.
+    const res = await this.call('lease grant', undefined, (client, o) =>
+      client.leaseClient.leaseGrant({ TTL: ttl + reuse }, o),
     );
     this.lease = { id: res.ID, expiresAt: now + (ttl + reuse) * 1000 };
     return res.ID;
@@ -232,17 +423,25 @@ export class Etcd3Store implements Store {
     checkTtl(o.ttlSeconds);
     const lease = o.ttlSeconds === undefined ? undefined : await this.leaseFor(o.ttlSeconds);
     const k = Buffer.from(key);
-    const res = await this.call('create', key, () =>
-      this.client.kv.txn({
-        compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
-        success: [
-          { request_put: { key: k, value: Buffer.from(value.buffer, value.byteOffset, value.byteLength), lease } },
-        ],
-        failure: [],
-      }),
-    );
-    if (!res.succeeded) throw keyExists(key);
-    const rev = parseRevision(res.header.revision);
+    const rev = await this.call('create', key, async (client, o, maybeApplied) => {
+      const res = await client.kv.txn(
+        {
+          compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
+          success: [
+            { request_put: { key: k, value: Buffer.from(value.buffer, value.byteOffset, value.byteLength), lease } },
+          ],
+          failure: [{ request_range: { key: k } }],
+        },
+        o,
+      );
+      if (res.succeeded) return parseRevision(res.header.revision);
+      // An earlier attempt whose answer was lost created the key with our value: that was our create.
+      const cur = res.responses[0]?.response_range.kvs[0];
+      if (maybeApplied && cur && cur.create_revision === cur.mod_revision && sameBytes(cur.value, value)) {
+        return parseRevision(cur.mod_revision);
+      }
+      throw keyExists(key);
+    });
     const kv: KeyValue = { key, value, createRevision: rev, modRevision: rev };
     if (o.ttlSeconds !== undefined) kv.leaseTtlSeconds = o.ttlSeconds;
     return kv;
@@ -256,38 +455,41 @@ export class Etcd3Store implements Store {
     checkTtl(o.ttlSeconds);
     const lease = o.ttlSeconds === undefined ? undefined : await this.leaseFor(o.ttlSeconds);
     const k = Buffer.from(key);
-    const res = await this.call('update', key, () =>
-      this.client.kv.txn({
-        compare: [
-          { key: k, target: 'Mod', result: 'Equal', mod_revision: expectModRevision.toString() },
-          { key: k, target: 'Version', result: 'Greater', version: 0 },
-        ],
-        success: [
-          {
-            request_put: {
-              key: k,
-              value: Buffer.from(value.buffer, value.byteOffset, value.byteLength),
-              lease,
-              prev_kv: true,
+    const done = await this.call('update', key, async (client, o, maybeApplied) => {
+      const res = await client.kv.txn(
+        {
+          compare: [
+            { key: k, target: 'Mod', result: 'Equal', mod_revision: expectModRevision.toString() },
+            { key: k, target: 'Version', result: 'Greater', version: 0 },
+          ],
+          success: [
+            {
+              request_put: {
+                key: k,
+                value: Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+                lease,
+                prev_kv: true,
+              },
             },
-          },
-        ],
-        failure: [{ request_range: { key: k } }],
-      }),
-    );
-    if (!res.succeeded) {
-      const cur = res.responses[0]?.response_range.kvs[0];
-      if (!cur) throw keyNotFound(key);
-      throw conflict(key, expectModRevision, toKv(cur));
-    }
-    const rev = parseRevision(res.header.revision);
-    const prev = res.responses[0]?.response_put.prev_kv;
-    const kv: KeyValue = {
-      key,
-      value,
-      createRevision: prev ? parseRevision(prev.create_revision) : rev,
-      modRevision: rev,
-    };
+          ],
+          failure: [{ request_range: { key: k } }],
+        },
+        o,
+      );
+      if (!res.succeeded) {
+        const cur = res.responses[0]?.response_range.kvs[0];
+        if (!cur) throw keyNotFound(key);
+        // An earlier attempt whose answer was lost wrote our value over the expected revision: that was our update.
+        if (maybeApplied && parseRevision(cur.mod_revision) > expectModRevision && sameBytes(cur.value, value)) {
+          return { rev: parseRevision(cur.mod_revision), createRevision: parseRevision(cur.create_revision) };
+        }
+        throw conflict(key, expectModRevision, toKv(cur));
+      }
+      const rev = parseRevision(res.header.revision);
+      const prev = res.responses[0]?.response_put.prev_kv;
+      return { rev, createRevision: prev ? parseRevision(prev.create_revision) : rev };
+    });
+    const kv: KeyValue = { key, value, createRevision: done.createRevision, modRevision: done.rev };
     if (o.ttlSeconds !== undefined) kv.leaseTtlSeconds = o.ttlSeconds;
     return kv;
   }
@@ -297,25 +499,39 @@ export class Etcd3Store implements Store {
     checkKey(key);
     if (expectModRevision !== undefined) checkRevision(expectModRevision, 'expectModRevision');
     const k = Buffer.from(key);
-    const res = await this.call('delete', key, () =>
-      this.client.kv.txn({
-        compare: [
-          expectModRevision === undefined
-            ? { key: k, target: 'Version', result: 'Greater', version: 0 }
-            : { key: k, target: 'Mod', result: 'Equal', mod_revision: expectModRevision.toString() },
-        ],
-        success: [{ request_delete_range: { key: k, prev_kv: true } }],
-        failure: [{ request_range: { key: k } }],
-      }),
-    );
-    if (!res.succeeded) {
-      const cur = res.responses[0]?.response_range.kvs[0];
-      if (!cur) throw keyNotFound(key);
-      throw conflict(key, expectModRevision ?? 0n, toKv(cur));
-    }
-    const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
-    if (!prev) throw keyNotFound(key);
-    return { ...toKv(prev), deleteRevision: parseRevision(res.header.revision) };
+    return this.call('delete', key, async (client, o, maybeApplied) => {
+      const res = await client.kv.txn(
+        {
+          compare: [
+            expectModRevision === undefined
+              ? { key: k, target: 'Version', result: 'Greater', version: 0 }
+              : { key: k, target: 'Mod', result: 'Equal', mod_revision: expectModRevision.toString() },
+          ],
+          success: [{ request_delete_range: { key: k, prev_kv: true } }],
+          failure: [{ request_range: { key: k } }],
+        },
+        o,
+      );
+      if (!res.succeeded) {
+        const cur = res.responses[0]?.response_range.kvs[0];
+        if (!cur) {
+          // An earlier attempt whose answer was lost deleted the revision we named: that was our delete. Its value is
+          // read back at that revision; the delete's own revision is not known any more, the current one stands in.
+          if (maybeApplied && expectModRevision !== undefined) {
+            const before = await client.kv.range({ key: k, revision: expectModRevision.toString() }, o);
+            const prev = before.kvs[0];
+            if (prev && parseRevision(prev.mod_revision) === expectModRevision) {
+              return { ...toKv(prev), deleteRevision: parseRevision(before.header.revision) };
+            }
+          }
+          throw keyNotFound(key);
+        }
+        throw conflict(key, expectModRevision ?? 0n, toKv(cur));
+      }
+      const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
+      if (!prev) throw keyNotFound(key);
+      return { ...toKv(prev), deleteRevision: parseRevision(res.header.revision) };
+    });
   }
 
   /** See `Store.get`. */
@@ -374,7 +590,9 @@ export class Etcd3Store implements Store {
     checkRevision(revision);
     this.checkOpen();
     try {
-      await this.client.kv.compact({ revision: revision.toString(), physical: false });
+      await this.failover('compact', (client, o) =>
+        client.kv.compact({ revision: revision.toString(), physical: false }, o),
+      );
     } catch (e) {
       if (/required revision has been compacted/.test(e instanceof Error ? e.message : '')) return;
       throw await this.translate(e, 'compact', undefined, revision);
@@ -383,21 +601,23 @@ export class Etcd3Store implements Store {
 
   /** See `Store.dbSize`: the database size reported by the member that answers. */
   async dbSize(): Promise<number> {
-    const res = await this.call('status', undefined, () => this.client.maintenance.status());
+    const res = await this.call('status', undefined, (client, o) => client.maintenance.status(o));
     return Number(res.dbSize);
   }
 
-  /** See `Store.check`: a linearizable read within `timeoutMs`. */
+  /** See `Store.check`: a linearizable read within `timeoutMs`, on any member that can answer it. */
   async check(timeoutMs: number): Promise<void> {
     this.checkOpen();
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.client.kv
-          .range({ key: Buffer.from('health'), count_only: true }, { deadline: Date.now() + timeoutMs })
-          .catch((e: unknown) => {
-            throw mapEtcdError(e, 'health check');
-          }),
+        this.failover(
+          'health check',
+          (client, o) => client.kv.range({ key: Buffer.from('health'), count_only: true }, o),
+          timeoutMs,
+        ).catch((e: unknown) => {
+          throw mapEtcdError(e, 'health check');
+        }),
         new Promise<never>((_, rej) => {
           timer = setTimeout(() => rej(timeout(`etcd did not answer within ${timeoutMs}ms`)), timeoutMs);
         }),
@@ -454,11 +674,13 @@ export class Etcd3Store implements Store {
     const end = prefixEnd(prefix);
     while (!signal.aborted && !queue.isEnded) {
       let outcome: { retry: boolean; error?: unknown };
+      const member = this.pick();
       try {
-        const stream = await this.client.watchClient.watch();
+        const stream = await member.client.watchClient.watch();
         outcome = await new Promise((resolve) => {
           let watchId: string | undefined;
           const finish = (o: { retry: boolean; error?: unknown }): void => {
+            member.streams.delete(onMemberDown);
             signal.removeEventListener('abort', onAbort);
             (stream as unknown as NodeJS.EventEmitter).removeAllListeners('data');
             stream.cancel();
@@ -466,6 +688,10 @@ export class Etcd3Store implements Store {
           };
           const onAbort = (): void => finish({ retry: false });
           signal.addEventListener('abort', onAbort, { once: true });
+          // The member was found failing by another call: resume on another one.
+          const onMemberDown = (): void =>
+            finish({ retry: true, error: unreachable(`etcd member ${member.url} failed`) });
+          member.streams.add(onMemberDown);
           stream.on('data', (res: IWatchResponse) => {
             if (res.created) {
               watchId = res.watch_id;
@@ -529,6 +755,7 @@ export class Etcd3Store implements Store {
         else queue.end();
         return;
       }
+      if (member.downUntil <= Date.now()) this.markDown(member);
       failingSince ??= Date.now();
       if (this.closed || Date.now() - failingSince > this.watchRetryTimeoutMs) {
         queue.fail(mapEtcdError(outcome.error, 'watch'));
@@ -545,6 +772,6 @@ export class Etcd3Store implements Store {
     if (this.closed) return;
     this.closed = true;
     for (const ac of this.watchAborts) ac.abort();
-    this.client.close();
+    for (const m of this.members) m.client.close();
   }
 }
