@@ -13,6 +13,7 @@ import { resourceQuotaController } from './resourcequota';
 import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replicationcontroller';
 import { serviceAccountController } from './serviceaccount';
+import { ttlAfterFinishedController } from './ttl-after-finished';
 
 export const CONTROLLERS: readonly ControllerDefinition[] = [
   // one line per controller: `deploymentController,` (import it above)
@@ -26,4 +27,5 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   jobController,
   resourceQuotaController,
   podGCController,
+  ttlAfterFinishedController,
 ];
