@@ -4,6 +4,7 @@
  */
 import { type ControllerDefinition } from '../controller';
 import { clusterRoleAggregationController } from './clusterrole-aggregation';
+import { cronJobController } from './cronjob';
 import { deploymentController } from './deployment';
 import { garbageCollectorController } from './garbagecollector';
 import { jobController } from './job';
@@ -25,6 +26,7 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   namespaceController,
   garbageCollectorController,
   jobController,
+  cronJobController,
   resourceQuotaController,
   podGCController,
   ttlAfterFinishedController,
