@@ -1,0 +1,574 @@
+/**
+ * The controller manager's own option families (Document 2, "Controller manager options"): which controllers run
+ * (`--controllers`), how informers resync, how controllers are started and whose credentials they use, leader
+ * migration; and the options of controllers this process does not run yet, accepted so that command lines written
+ * for Kubernetes keep working (each one given is reported at startup as having no effect).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+
+import {
+  boolFlag,
+  cidrFlag,
+  durationFlag,
+  type FlagDef,
+  floatFlag,
+  INT32,
+  intFlag,
+  OptionGroupBase,
+  stringFlag,
+  stringsFlag,
+} from '@platform/common';
+
+/** Every controller name of Kubernetes 1.21's controller manager (Document 2). */
+export const KNOWN_CONTROLLERS = [
+  'attachdetach',
+  'bootstrapsigner',
+  'cloud-node-lifecycle',
+  'clusterrole-aggregation',
+  'cronjob',
+  'csrapproving',
+  'csrcleaner',
+  'csrsigning',
+  'daemonset',
+  'deployment',
+  'disruption',
+  'endpoint',
+  'endpointslice',
+  'endpointslicemirroring',
+  'ephemeral-volume',
+  'garbagecollector',
+  'horizontalpodautoscaling',
+  'job',
+  'namespace',
+  'nodeipam',
+  'nodelifecycle',
+  'persistentvolume-binder',
+  'persistentvolume-expander',
+  'podgc',
+  'pv-protection',
+  'pvc-protection',
+  'replicaset',
+  'replicationcontroller',
+  'resourcequota',
+  'root-ca-cert-publisher',
+  'route',
+  'service',
+  'serviceaccount',
+  'serviceaccount-token',
+  'statefulset',
+  'tokencleaner',
+  'ttl',
+  'ttl-after-finished',
+] as const;
+
+/** Off unless named (`*` does not include them). */
+export const DISABLED_BY_DEFAULT = new Set(['bootstrapsigner', 'tokencleaner']);
+
+/** The daemon's settings from {@link GenericControllerManagerOptions}. */
+export interface GenericControllerManagerConfig {
+  controllers: string[];
+  minResyncPeriodMs: number;
+  controllerStartIntervalMs: number;
+  useServiceAccountCredentials: boolean;
+  enableLeaderMigration: boolean;
+  leaderMigrationConfig: string;
+}
+
+/**
+ * Whether `--controllers` enables `name` (model: `IsControllerEnabled`): an explicit `-name` disables, an explicit
+ * `name` enables, otherwise `*` enables the default-on ones.
+ */
+export function isControllerEnabled(name: string, controllers: readonly string[], enabledByDefault: boolean): boolean {
+  let star = false;
+  for (const c of controllers) {
+    if (c === name) return true;
+    if (c === `-${name}`) return false;
+    if (c === '*') star = true;
+  }
+  return star && enabledByDefault;
+}
+
+/** `--controllers`, `--min-resync-period`, `--controller-start-interval`, `--use-service-account-credentials`, leader migration. */
+export class GenericControllerManagerOptions extends OptionGroupBase<{ generic?: GenericControllerManagerConfig }> {
+  readonly config: GenericControllerManagerConfig = {
+    controllers: ['*'],
+    minResyncPeriodMs: 12 * 3600_000,
+    controllerStartIntervalMs: 0,
+    useServiceAccountCredentials: false,
+    enableLeaderMigration: false,
+    leaderMigrationConfig: '',
+  };
+
+  constructor() {
+    super('Generic');
+  }
+
+  protected flagDefs(): FlagDef[] {
+    const c = this.config;
+    return [
+      stringsFlag(
+        'controllers',
+        `A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'.\nAll controllers: ${KNOWN_CONTROLLERS.join(', ')}\nDisabled-by-default controllers: ${[...DISABLED_BY_DEFAULT].join(', ')}`,
+        c.controllers,
+        (v) => (c.controllers = v),
+      ),
+      durationFlag(
+        'min-resync-period',
+        'The resync period in reflectors will be random between MinResyncPeriod and 2*MinResyncPeriod.',
+        c.minResyncPeriodMs,
+        (v) => (c.minResyncPeriodMs = v),
+      ),
+      durationFlag(
+        'controller-start-interval',
+        'Interval between starting controller managers.',
+        c.controllerStartIntervalMs,
+        (v) => (c.controllerStartIntervalMs = v),
+        { defaultText: '' },
+      ),
+      boolFlag(
+        'use-service-account-credentials',
+        'If true, use individual service account credentials for each controller.',
+        c.useServiceAccountCredentials,
+        (v) => (c.useServiceAccountCredentials = v),
+      ),
+      boolFlag(
+        'enable-leader-migration',
+        'Whether to enable controller leader migration.',
+        c.enableLeaderMigration,
+        (v) => (c.enableLeaderMigration = v),
+      ),
+      stringFlag(
+        'leader-migration-config',
+        'Path to the config file for controller leader migration, or empty to use the value that reflects default configuration of the controller manager. The config file should be of type LeaderMigrationConfiguration, group controllermanager.config.platform, version v1alpha1.',
+        c.leaderMigrationConfig,
+        (v) => (c.leaderMigrationConfig = v),
+      ),
+    ];
+  }
+
+  protected override validateValues(): Error[] {
+    const c = this.config;
+    const errs: Error[] = [];
+    const known = new Set<string>(KNOWN_CONTROLLERS);
+    for (const name of c.controllers) {
+      if (name === '*') continue;
+      const bare = name.startsWith('-') ? name.slice(1) : name;
+      if (!known.has(bare))
+        errs.push(new Error(`--controllers: ${JSON.stringify(bare)} is not in the list of known controllers`));
+    }
+    if (c.leaderMigrationConfig !== '') {
+      if (!c.enableLeaderMigration)
+        errs.push(new Error('--leader-migration-config is given but --enable-leader-migration is false'));
+      errs.push(...validateLeaderMigrationFile(c.leaderMigrationConfig));
+    }
+    return errs;
+  }
+
+  applyTo(config: { generic?: GenericControllerManagerConfig }): void {
+    config.generic = structuredClone(this.config);
+  }
+}
+
+/** Reads and checks a LeaderMigrationConfiguration (group `controllermanager.config.platform`, `v1alpha1`). */
+export function validateLeaderMigrationFile(path: string): Error[] {
+  const flag = '--leader-migration-config';
+  if (!existsSync(path)) return [new Error(`${flag}: file ${JSON.stringify(path)} does not exist`)];
+  let doc: unknown;
+  try {
+    const text = readFileSync(path, 'utf8');
+    // JSON is YAML: accept either through js-yaml-free parsing of JSON, and a minimal YAML reading otherwise.
+    doc = text.trim().startsWith('{') ? JSON.parse(text) : parseSimpleYaml(text);
+  } catch (err) {
+    return [new Error(`${flag}: cannot read ${path}: ${(err as Error).message}`)];
+  }
+  const o = doc as {
+    apiVersion?: string;
+    kind?: string;
+    leaderName?: string;
+    resourceLock?: string;
+    controllerLeaders?: unknown;
+  };
+  const errs: Error[] = [];
+  if (o?.apiVersion !== 'controllermanager.config.platform/v1alpha1')
+    errs.push(
+      new Error(
+        `${flag}: ${path}: apiVersion must be controllermanager.config.platform/v1alpha1, got ${JSON.stringify(o?.apiVersion)}`,
+      ),
+    );
+  if (o?.kind !== 'LeaderMigrationConfiguration')
+    errs.push(new Error(`${flag}: ${path}: kind must be LeaderMigrationConfiguration, got ${JSON.stringify(o?.kind)}`));
+  if (!o?.leaderName) errs.push(new Error(`${flag}: ${path}: leaderName: Required value`));
+  if (o?.resourceLock !== undefined && o.resourceLock !== 'leases' && o.resourceLock !== 'endpoints')
+    errs.push(new Error(`${flag}: ${path}: resourceLock: Unsupported value: ${JSON.stringify(o.resourceLock)}`));
+  return errs;
+}
+
+function parseSimpleYaml(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = /^([A-Za-z]+):\s*(.*?)\s*$/.exec(line);
+    if (m && m[2] !== '') out[m[1]!] = m[2]!.replace(/^["']|["']$/g, '');
+  }
+  return out;
+}
+
+type Inert = [
+  name: string,
+  type: 'bool' | 'string' | 'duration' | 'int32' | 'float' | 'cidr' | 'strings',
+  dflt: string,
+  usage: string,
+];
+
+/** Document 2's options of controllers not run by this process (yet): accepted, validated by type, no effect. */
+const INERT: Inert[] = [
+  ['allocate-node-cidrs', 'bool', 'false', 'Should CIDRs for Pods be allocated and set on the cloud provider.'],
+  [
+    'attach-detach-reconcile-sync-period',
+    'duration',
+    '1m0s',
+    'The reconciler sync wait time between volume attach detach.',
+  ],
+  ['cidr-allocator-type', 'string', 'RangeAllocator', 'Type of CIDR allocator to use.'],
+  ['cluster-cidr', 'cidr', '', 'CIDR Range for Pods in cluster. Requires --allocate-node-cidrs to be true.'],
+  ['cluster-name', 'string', 'platform', 'The instance prefix for the cluster.'],
+  [
+    'cluster-signing-cert-file',
+    'string',
+    '',
+    'PEM-encoded X509 CA certificate used to issue cluster-scoped certificates.',
+  ],
+  [
+    'cluster-signing-key-file',
+    'string',
+    '',
+    'PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates.',
+  ],
+  ['cluster-signing-duration', 'duration', '8760h0m0s', 'The length of duration signed certificates will be given.'],
+  [
+    'cluster-signing-apiserver-client-cert-file',
+    'string',
+    '',
+    'CA certificate for the platform/apiserver-client signer.',
+  ],
+  ['cluster-signing-apiserver-client-key-file', 'string', '', 'CA key for the platform/apiserver-client signer.'],
+  [
+    'cluster-signing-agent-client-cert-file',
+    'string',
+    '',
+    'CA certificate for the platform/apiserver-client-agent signer.',
+  ],
+  ['cluster-signing-agent-client-key-file', 'string', '', 'CA key for the platform/apiserver-client-agent signer.'],
+  ['cluster-signing-agent-serving-cert-file', 'string', '', 'CA certificate for the platform/agent-serving signer.'],
+  ['cluster-signing-agent-serving-key-file', 'string', '', 'CA key for the platform/agent-serving signer.'],
+  ['cluster-signing-legacy-unknown-cert-file', 'string', '', 'CA certificate for the platform/legacy-unknown signer.'],
+  ['cluster-signing-legacy-unknown-key-file', 'string', '', 'CA key for the platform/legacy-unknown signer.'],
+  [
+    'configure-cloud-routes',
+    'bool',
+    'true',
+    'Should CIDRs allocated by allocate-node-cidrs be configured on the cloud provider.',
+  ],
+  ['disable-attach-detach-reconcile-sync', 'bool', 'false', 'Disable volume attach detach reconciler sync.'],
+  ['enable-dynamic-provisioning', 'bool', 'true', 'Enable dynamic provisioning for environments that support it.'],
+  [
+    'enable-hostpath-provisioner',
+    'bool',
+    'false',
+    'Enable HostPath PV provisioning when running without a cloud provider.',
+  ],
+  ['enable-taint-manager', 'bool', 'true', 'WARNING: Beta feature. If set to true enables NoExecute Taints.'],
+  ['endpoint-updates-batch-period', 'duration', '', 'The length of endpoint updates batching period.'],
+  ['endpointslice-updates-batch-period', 'duration', '', 'The length of endpoint slice updates batching period.'],
+  ['external-cloud-volume-plugin', 'string', '', 'The plugin to use when cloud provider is set to external.'],
+  [
+    'flex-volume-plugin-dir',
+    'string',
+    '/usr/libexec/platform/agent-plugins/volume/exec/',
+    'Full path of the directory in which the flex volume plugin should search for additional third party volume plugins.',
+  ],
+  [
+    'horizontal-pod-autoscaler-cpu-initialization-period',
+    'duration',
+    '5m0s',
+    'The period after pod start when CPU samples might be skipped.',
+  ],
+  [
+    'horizontal-pod-autoscaler-downscale-stabilization',
+    'duration',
+    '5m0s',
+    'The period for which autoscaler will look backwards and not scale down below any recommendation it made during that period.',
+  ],
+  [
+    'horizontal-pod-autoscaler-initial-readiness-delay',
+    'duration',
+    '30s',
+    'The period after pod start during which readiness changes will be treated as initial readiness.',
+  ],
+  [
+    'horizontal-pod-autoscaler-sync-period',
+    'duration',
+    '15s',
+    'The period for syncing the number of pods in horizontal pod autoscaler.',
+  ],
+  [
+    'horizontal-pod-autoscaler-tolerance',
+    'float',
+    '0.1',
+    'The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal pod autoscaler to consider scaling.',
+  ],
+  [
+    'large-cluster-size-threshold',
+    'int32',
+    '50',
+    'Number of nodes from which the node lifecycle controller treats the cluster as large for eviction logic.',
+  ],
+  [
+    'max-endpoints-per-slice',
+    'int32',
+    '100',
+    'The maximum number of endpoints that will be added to an EndpointSlice.',
+  ],
+  [
+    'mirroring-concurrent-service-endpoint-syncs',
+    'int32',
+    '5',
+    'The number of service endpoint syncing operations the EndpointSliceMirroring controller does concurrently.',
+  ],
+  [
+    'mirroring-endpointslice-updates-batch-period',
+    'duration',
+    '',
+    'The length of EndpointSlice updates batching period for the EndpointSliceMirroring controller.',
+  ],
+  [
+    'mirroring-max-endpoints-per-subset',
+    'int32',
+    '1000',
+    'The maximum number of endpoints that will be added to an EndpointSlice by the EndpointSliceMirroring controller.',
+  ],
+  ['namespace-sync-period', 'duration', '5m0s', 'The period for syncing namespace life-cycle updates.'],
+  ['node-cidr-mask-size', 'int32', '', 'Mask size for node cidr in cluster. Default is 24 for IPv4 and 64 for IPv6.'],
+  ['node-cidr-mask-size-ipv4', 'int32', '24', 'Mask size for IPv4 node cidr in dual-stack cluster.'],
+  ['node-cidr-mask-size-ipv6', 'int32', '64', 'Mask size for IPv6 node cidr in dual-stack cluster.'],
+  [
+    'node-eviction-rate',
+    'float',
+    '0.1',
+    'Number of nodes per second on which pods are deleted in case of node failure when a zone is healthy.',
+  ],
+  [
+    'secondary-node-eviction-rate',
+    'float',
+    '0.01',
+    'Number of nodes per second on which pods are deleted in case of node failure when a zone is unhealthy.',
+  ],
+  [
+    'unhealthy-zone-threshold',
+    'float',
+    '0.55',
+    'Fraction of Nodes in a zone which needs to be not Ready (minimum 3) for zone to be treated as unhealthy.',
+  ],
+  [
+    'node-monitor-grace-period',
+    'duration',
+    '40s',
+    'Amount of time which we allow running Node to be unresponsive before marking it unhealthy.',
+  ],
+  ['node-monitor-period', 'duration', '5s', 'The period for syncing NodeStatus in NodeController.'],
+  [
+    'node-startup-grace-period',
+    'duration',
+    '1m0s',
+    'Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.',
+  ],
+  ['pod-eviction-timeout', 'duration', '5m0s', 'The grace period for deleting pods on failed nodes.'],
+  [
+    'pv-recycler-increment-timeout-nfs',
+    'int32',
+    '30',
+    'The increment of time added per Gi to ActiveDeadlineSeconds for an NFS scrubber pod.',
+  ],
+  [
+    'pv-recycler-minimum-timeout-hostpath',
+    'int32',
+    '60',
+    'The minimum ActiveDeadlineSeconds to use for a HostPath Recycler pod. This is for development and testing only.',
+  ],
+  [
+    'pv-recycler-minimum-timeout-nfs',
+    'int32',
+    '300',
+    'The minimum ActiveDeadlineSeconds to use for an NFS Recycler pod.',
+  ],
+  [
+    'pv-recycler-pod-template-filepath-hostpath',
+    'string',
+    '',
+    'The file path to a pod definition used as a template for HostPath persistent volume recycling.',
+  ],
+  [
+    'pv-recycler-pod-template-filepath-nfs',
+    'string',
+    '',
+    'The file path to a pod definition used as a template for NFS persistent volume recycling.',
+  ],
+  [
+    'pv-recycler-timeout-increment-hostpath',
+    'int32',
+    '30',
+    'The increment of time added per Gi to ActiveDeadlineSeconds for a HostPath scrubber pod.',
+  ],
+  [
+    'pvclaimbinder-sync-period',
+    'duration',
+    '15s',
+    'The period for syncing persistent volumes and persistent volume claims.',
+  ],
+  ['resource-quota-sync-period', 'duration', '5m0s', 'The period for syncing quota usage status in the system.'],
+  [
+    'root-ca-file',
+    'string',
+    '',
+    'If set, this root certificate authority will be included in service account token secrets.',
+  ],
+  [
+    'route-reconciliation-period',
+    'duration',
+    '10s',
+    'The period for reconciling routes created for Nodes by cloud provider.',
+  ],
+  [
+    'service-account-private-key-file',
+    'string',
+    '',
+    'Filename containing a PEM-encoded private RSA or ECDSA key used to sign service account tokens.',
+  ],
+  [
+    'service-cluster-ip-range',
+    'cidr',
+    '',
+    'CIDR Range for Services in cluster. Requires --allocate-node-cidrs to be true.',
+  ],
+  [
+    'terminated-pod-gc-threshold',
+    'int32',
+    '12500',
+    'Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled.',
+  ],
+  [
+    'volume-host-allow-local-loopback',
+    'bool',
+    'true',
+    'If false, deny local loopback IPs in addition to any CIDR ranges in --volume-host-cidr-denylist.',
+  ],
+  ['volume-host-cidr-denylist', 'strings', '', 'A comma-separated list of CIDR ranges to avoid from volume plugins.'],
+  [
+    'enable-garbage-collector',
+    'bool',
+    'true',
+    'Enables the generic garbage collector. MUST be synced with the corresponding flag of the apiserver.',
+  ],
+  [
+    'concurrent-endpoint-syncs',
+    'int32',
+    '5',
+    'The number of endpoint syncing operations that will be done concurrently.',
+  ],
+  [
+    'concurrent-gc-syncs',
+    'int32',
+    '20',
+    'The number of garbage collector workers that are allowed to sync concurrently.',
+  ],
+  [
+    'concurrent-namespace-syncs',
+    'int32',
+    '10',
+    'The number of namespace objects that are allowed to sync concurrently.',
+  ],
+  [
+    'concurrent-resource-quota-syncs',
+    'int32',
+    '5',
+    'The number of resource quotas that are allowed to sync concurrently.',
+  ],
+  [
+    'concurrent-service-endpoint-syncs',
+    'int32',
+    '5',
+    'The number of service endpoint syncing operations that will be done concurrently.',
+  ],
+  ['concurrent-service-syncs', 'int32', '1', 'The number of services that are allowed to sync concurrently.'],
+  [
+    'concurrent-serviceaccount-token-syncs',
+    'int32',
+    '5',
+    'The number of service account token objects that are allowed to sync concurrently.',
+  ],
+  [
+    'concurrent-statefulset-syncs',
+    'int32',
+    '5',
+    'The number of statefulset objects that are allowed to sync concurrently.',
+  ],
+  [
+    'concurrent-ttl-after-finished-syncs',
+    'int32',
+    '5',
+    'The number of TTL-after-finished controller workers that are allowed to sync concurrently.',
+  ],
+];
+
+/**
+ * Options of controllers this process does not run: accepted (and type-checked) so that Kubernetes command lines
+ * work; those given are reported at startup. Flags that a running controller's own family defines are skipped.
+ */
+export class InertControllerOptions extends OptionGroupBase<{ inert?: string[] }> {
+  private readonly given = new Set<string>();
+
+  constructor(private readonly taken: ReadonlySet<string>) {
+    super('Other controllers (not run by this controller manager yet)');
+  }
+
+  protected flagDefs(): FlagDef[] {
+    const defs: FlagDef[] = [];
+    for (const [name, type, dflt, usage] of INERT) {
+      if (this.taken.has(name)) continue;
+      const mark = (): void => void this.given.add(name);
+      switch (type) {
+        case 'bool':
+          defs.push(boolFlag(name, usage, dflt === 'true', mark));
+          break;
+        case 'duration':
+          defs.push(durationFlag(name, usage, undefined, mark, { defaultText: dflt }));
+          break;
+        case 'int32':
+          defs.push(
+            intFlag(name, usage, dflt === '' ? undefined : Number(dflt), mark, { range: INT32, type: 'int32' }),
+          );
+          break;
+        case 'float':
+          defs.push(floatFlag(name, usage, Number(dflt), mark));
+          break;
+        case 'cidr':
+          defs.push(cidrFlag(name, usage, dflt, mark));
+          break;
+        case 'strings':
+          defs.push(stringsFlag(name, usage, [], mark));
+          break;
+        default:
+          defs.push(stringFlag(name, usage, dflt, mark));
+      }
+    }
+    return defs;
+  }
+
+  applyTo(config: { inert?: string[] }): void {
+    config.inert = [...this.given].map((n) => `--${n}`);
+  }
+}
+
+/** The flag names of every family registered so far on a command (to skip them in {@link InertControllerOptions}). */
+export function flagNamesOf(cmd: { options: readonly { long?: string }[] }): Set<string> {
+  return new Set(cmd.options.map((o) => (o.long ?? '').replace(/^--/, '')).filter((n) => n !== ''));
+}
