@@ -1,5 +1,276 @@
-/** The command line of `platform-node-agent`. */
-export async function main(_argv: string[]): Promise<number> {
-  process.stderr.write('platform-node-agent: not built yet\n');
-  return 1;
+/**
+ * `platform-node-agent`: options → configuration → run (STYLE.md §7). The command line is parsed, the `--config`
+ * file read (command-line values win), every problem printed together (exit 1). Then: the lock file, the swap and
+ * kernel checks, the client, the runtime, the agent (or `--simulate-nodes` simulated nodes), its servers; SIGTERM or
+ * SIGINT stops everything.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
+import { dirname } from 'node:path';
+
+import { Clientset, loadClientConfig, RestClient } from '@platform/client';
+import {
+  createLogging,
+  FeatureGate,
+  FeatureGateOptions,
+  type Logger,
+  type LoggingConfig,
+  LoggingOptions,
+  NODE_AGENT_FEATURES,
+  type OptionGroup,
+  parseOrExit,
+  VersionOptions,
+} from '@platform/common';
+import { Command } from 'commander';
+
+import { Agent } from '../agent';
+import { EvictionManager } from '../eviction/eviction-manager';
+import { defaultHostname } from '../node/node-status';
+import { BuiltinRuntime } from '../runtime/builtin/builtin-runtime';
+import { CriRuntime } from '../runtime/cri/cri-runtime';
+import { type Runtime } from '../runtime/runtime';
+import { AgentServers } from '../server/server';
+import { SimulatedNodes } from '../runtime/simulated/simulated-nodes';
+import { AgentOptions, type AgentValues } from './options';
+
+const NAME = 'platform-node-agent';
+
+/** Every option family of the node agent, registered on `cmd` (also used to generate the reference docs). */
+export function nodeAgentCommand(): {
+  cmd: Command;
+  groups: OptionGroup<never>[];
+  version: VersionOptions;
+  agent: AgentOptions;
+  logging: LoggingOptions;
+} {
+  const cmd = new Command(NAME).description(
+    'The node agent is the primary "node agent" that runs on each node. It registers the node with the API server using the host name, a host name override, or cloud provider logic, and works in terms of PodSpecs: it takes pod specifications provided through various mechanisms (primarily the API server, also manifest files and a manifest URL) and ensures that the containers described in them are running and healthy. It does not manage containers which were not created by the platform.',
+  );
+  const gate = new FeatureGate(NODE_AGENT_FEATURES);
+  const version = new VersionOptions('node-agent');
+  const agent = new AgentOptions(gate);
+  const logging = new LoggingOptions(
+    'This parameter should be set via the config file specified by the --config flag.',
+  );
+  const groups = [
+    agent,
+    new FeatureGateOptions(gate, 'This parameter should be set via the config file specified by the --config flag.'),
+    logging,
+    version,
+  ] as OptionGroup<never>[];
+  for (const g of groups) g.addFlags(cmd);
+  return { cmd, groups, version, agent, logging };
+}
+
+/** The first non-internal IPv4 address of the machine, else 127.0.0.1 (the kubelet looks up the host name). */
+export function defaultNodeIp(): string {
+  for (const addrs of Object.values(networkInterfaces()))
+    for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  return '127.0.0.1';
+}
+
+function checkSwap(): string | undefined {
+  try {
+    const lines = readFileSync('/proc/swaps', 'utf8').trim().split('\n');
+    return lines.length > 1
+      ? `running with swap on is not supported, please disable swap! or set --fail-swap-on flag to false. /proc/swaps contained: ${JSON.stringify(lines)}`
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Kernel tunables the kubelet expects (`protectKernelDefaults`). */
+const KERNEL_DEFAULTS: Record<string, number> = {
+  'vm/overcommit_memory': 1,
+  'vm/panic_on_oom': 0,
+  'kernel/panic': 10,
+  'kernel/panic_on_oops': 1,
+  'kernel/keys/root_maxkeys': 1000000,
+  'kernel/keys/root_maxbytes': 25000000,
+};
+
+function checkKernel(): string[] {
+  const errs: string[] = [];
+  for (const [k, want] of Object.entries(KERNEL_DEFAULTS)) {
+    try {
+      const have = Number(readFileSync(`/proc/sys/${k}`, 'utf8').trim());
+      if (have !== want) errs.push(`invalid kernel flag: ${k}, expected value: ${want}, actual value: ${have}`);
+    } catch {
+      // absent
+    }
+  }
+  return errs;
+}
+
+function acquireLock(path: string): number {
+  mkdirSync(dirname(path), { recursive: true });
+  try {
+    return openSync(path, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // A stale lock (its holder is gone) is taken over.
+    const pid = Number(readFileSync(path, 'utf8').trim());
+    let alive = false;
+    try {
+      if (pid > 0) process.kill(pid, 0);
+      alive = pid > 0;
+    } catch {
+      alive = false;
+    }
+    if (alive && pid !== process.pid) throw new Error(`lock file ${path} is held by process ${pid}`);
+    return openSync(path, 'w');
+  }
+}
+
+/** Builds the runtime the options ask for. */
+export function makeRuntime(v: AgentValues, nodeIp: string, log: Logger): Runtime {
+  if (v.containerRuntime === 'remote')
+    return new CriRuntime({
+      endpoint: v.containerRuntimeEndpoint,
+      ...(v.imageServiceEndpoint ? { imageEndpoint: v.imageServiceEndpoint } : {}),
+      requestTimeoutMs: v.runtimeRequestTimeout,
+      sandboxImage: v.podInfraContainerImage,
+    });
+  return new BuiltinRuntime({
+    dir: `${v.rootDir}/builtin`,
+    nodeIp,
+    allowRoot: v.builtinAllowRoot,
+    defaultUid: v.builtinRunAsUser,
+    logger: log.child('builtin'),
+  });
+}
+
+/** Runs the node agent with `argv` (without node and script). Resolves with the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const { cmd, groups, version, agent: agentOptions } = nodeAgentCommand();
+  const outcome = parseOrExit(cmd, groups, argv, version);
+  if (outcome.exitCode !== undefined) return outcome.exitCode;
+  const collected: { logging?: LoggingConfig; agent?: AgentValues } = {};
+  for (const g of groups) await (g as OptionGroup<typeof collected>).applyTo(collected);
+  const v = agentOptions.values;
+  const logging = createLogging({ config: collected.logging as LoggingConfig, program: NAME });
+  const log = logging.logger;
+  const fail = async (msg: string, fields?: Record<string, unknown>): Promise<number> => {
+    log.error(msg, fields);
+    process.stderr.write(`Error: ${msg}${fields?.err ? `: ${String(fields.err)}` : ''}\n`);
+    await logging.close();
+    return 1;
+  };
+
+  let lockFd: number | undefined;
+  if (v.lockFile) {
+    try {
+      lockFd = acquireLock(v.lockFile);
+      writeFileSync(lockFd, String(process.pid));
+    } catch (err) {
+      return fail('Failed to acquire the lock file', { err: String(err) });
+    }
+  }
+  if (v.failSwapOn && v.simulateNodes === 0) {
+    const swap = checkSwap();
+    if (swap) return fail(swap);
+  }
+  if (v.protectKernelDefaults) {
+    const errs = checkKernel();
+    if (errs.length > 0) return fail(errs.join('; '));
+  }
+
+  let clientset: Clientset | undefined;
+  if (v.clientConfig) {
+    try {
+      const rest = new RestClient(
+        {
+          ...loadClientConfig({ clientConfig: v.clientConfig }),
+          contentType: v.apiContentType,
+          // Simulated nodes need a lease write per node every 10 s: at least N/2 QPS.
+          qps: v.simulateNodes > 0 ? Math.max(v.apiQps, v.simulateNodes / 2) : v.apiQps,
+          burst: v.simulateNodes > 0 ? Math.max(v.apiBurst, v.simulateNodes) : v.apiBurst,
+          userAgent: `${NAME}/v1.21.0`,
+        },
+        { logger: log.child('client') },
+      );
+      clientset = new Clientset(rest);
+    } catch (err) {
+      return fail('Failed to load the client configuration', { err: String(err) });
+    }
+  } else if (v.bootstrapClientConfig && existsSync(v.bootstrapClientConfig)) {
+    return fail('--bootstrap-clientconfig: client certificate bootstrap is not supported yet; give --clientconfig');
+  }
+
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  if (v.exitOnLockContention && v.lockFile) {
+    // Another process touching the lock file (the next agent) ends this one.
+    const { watch } = await import('node:fs');
+    const w = watch(v.lockFile, () => {
+      log.info('Lock file contention: exiting');
+      stop.abort();
+    });
+    stop.signal.addEventListener('abort', () => w.close(), { once: true });
+  }
+
+  try {
+    if (v.simulateNodes > 0) {
+      if (!clientset) return fail('--simulate-nodes needs --clientconfig');
+      const sim = new SimulatedNodes({ clientset, values: v, log: log.child('simulated') });
+      log.info('Starting simulated nodes', { count: v.simulateNodes });
+      await sim.run(stop.signal);
+    } else {
+      const nodeName = defaultHostname(v.hostnameOverride);
+      const nodeIp = v.nodeIp || defaultNodeIp();
+      const runtime = makeRuntime(v, nodeIp, log);
+      const agent = new Agent({ values: v, runtime, ...(clientset ? { clientset } : {}), log, nodeName, nodeIp });
+      agent.eviction = new EvictionManager({
+        values: v,
+        log: log.child('eviction'),
+        pods: () => agent.activePods(),
+        evict: (pod, message, grace) => agent.evict(pod, message, grace),
+      });
+      const servers = new AgentServers({
+        agent,
+        values: v,
+        runtime,
+        ...(clientset ? { clientset } : {}),
+        log: log.child('server'),
+      });
+      if (!v.runonce) await servers.start();
+      log.info('Node agent started', { node: nodeName, nodeIp, runtime: runtime.name });
+      if (v.runonce) {
+        await runOnce(agent, stop, log);
+      } else {
+        await agent.run(stop.signal);
+      }
+      await servers.stop();
+    }
+  } catch (err) {
+    return fail('Node agent failed', { err: String((err as Error)?.stack ?? err) });
+  } finally {
+    if (lockFd !== undefined) closeSync(lockFd);
+  }
+  log.info('Shut down cleanly');
+  await logging.close();
+  return 0;
+}
+
+/** `--runonce`: start the pods of the local sources, wait until each ran (or failed), then exit. */
+async function runOnce(agent: Agent, stop: AbortController, log: Logger): Promise<void> {
+  const run = agent.run(stop.signal);
+  const deadline = Date.now() + 5 * 60_000;
+  await new Promise((r) => setTimeout(r, 1500));
+  while (!stop.signal.aborted && Date.now() < deadline) {
+    const pods = agent.pods();
+    const done = pods.every((p) => {
+      const s = agent.statuses.get(p.metadata?.uid ?? '');
+      return s && (s.phase === 'Running' || s.phase === 'Succeeded' || s.phase === 'Failed');
+    });
+    if (done) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  for (const p of agent.pods())
+    log.info('Pod status', { pod: p.metadata?.name, phase: agent.statuses.get(p.metadata?.uid ?? '')?.phase });
+  stop.abort();
+  await run;
 }

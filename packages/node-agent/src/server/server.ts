@@ -1,0 +1,426 @@
+/**
+ * The node agent's servers (model: kubelet `server/server.go`, `server/auth.go`):
+ * - the main server on `--address:--port` (HTTPS; `--tls-cert-file`/`--tls-private-key-file`, else a self-signed pair
+ *   in `--cert-dir`), with authentication — x509 client certificates of `--client-ca-file`, bearer tokens through the
+ *   TokenReview API (`--authentication-token-webhook`), anonymous requests when `--anonymous-auth` — and
+ *   authorization — `AlwaysAllow` or `Webhook` (SubjectAccessReview on `nodes/<subresource>` of this node, with the
+ *   kubelet's verbs and subresources; answers cached for the two TTLs). It serves `/healthz`, `/pods` and, with
+ *   `--enable-debugging-handlers`, `/containerLogs/<ns>/<pod>/<container>`, `/exec`, `/attach` and `/portForward`
+ *   (WebSocket, the `v4.channel.k8s.io` channel protocol) and `/run`;
+ * - the read-only server on `--read-only-port` (plain HTTP, no authentication): `/healthz`, `/pods`;
+ * - the health server on `--healthz-bind-address:--healthz-port`: `/healthz`.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { readFileSync } from 'node:fs';
+import { type AddressInfo } from 'node:net';
+import { type TLSSocket } from 'node:tls';
+import { PassThrough } from 'node:stream';
+
+import { type ApiObject, type Pod } from '@platform/api';
+import { type Clientset } from '@platform/client';
+import { ensureSelfSignedCertKey, loadCertKeyPair, type Logger } from '@platform/common';
+import { WebSocket, WebSocketServer } from 'ws';
+
+import { type Agent } from '../agent';
+import { type AgentValues } from '../cmd/options';
+import { readCriLog } from '../runtime/cri/logs';
+import { LABEL_CONTAINER_NAME, LABEL_POD_UID, type Runtime } from '../runtime/runtime';
+
+/** What the servers need. */
+export interface AgentServersDeps {
+  agent: Agent;
+  values: AgentValues;
+  runtime: Runtime;
+  clientset?: Clientset;
+  log: Logger;
+}
+
+interface User {
+  name: string;
+  groups: string[];
+}
+
+interface CacheEntry<T> {
+  value: T;
+  until: number;
+}
+
+const CHANNEL_PROTOCOLS = ['v4.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io'];
+
+/** The three servers. */
+export class AgentServers {
+  private readonly servers: Server[] = [];
+  private readonly tokenCache = new Map<string, CacheEntry<User | null>>();
+  private readonly sarCache = new Map<string, CacheEntry<boolean>>();
+  private clientCa?: string;
+  /** Ports actually bound (0 asks the OS), for tests. */
+  readonly ports: { main?: number; readOnly?: number; healthz?: number } = {};
+
+  constructor(private readonly d: AgentServersDeps) {}
+
+  /** Starts every enabled server. Throws when a port cannot be bound or a certificate read. */
+  async start(): Promise<void> {
+    const v = this.d.values;
+    if (v.healthzPort > 0) {
+      const s = createHttpServer((req, res) => this.handleHealthz(req, res));
+      this.ports.healthz = await this.listen(s, v.healthzBindAddress, v.healthzPort);
+    }
+    if (v.readOnlyPort > 0) {
+      const s = createHttpServer((req, res) => void this.handle(req, res, true));
+      this.ports.readOnly = await this.listen(s, v.address, v.readOnlyPort);
+    }
+    if (v.enableServer) {
+      if (v.clientCaFile) this.clientCa = readFileSync(v.clientCaFile, 'utf8');
+      const pair =
+        v.tlsCertFile && v.tlsPrivateKeyFile
+          ? await loadCertKeyPair(v.tlsCertFile, v.tlsPrivateKeyFile)
+          : await ensureSelfSignedCertKey(v.certDir, 'agent', {
+              host: this.d.agent.d.nodeIp,
+              alternateIPs: [this.d.agent.d.nodeIp, '127.0.0.1'],
+              alternateDNS: [this.d.agent.d.nodeName, 'localhost'],
+            });
+      const s = createHttpsServer(
+        {
+          cert: pair.certPem,
+          key: pair.keyPem,
+          requestCert: true,
+          rejectUnauthorized: false,
+          ...(this.clientCa ? { ca: this.clientCa } : {}),
+        },
+        (req, res) => void this.handle(req, res, false),
+      );
+      const wss = new WebSocketServer({
+        noServer: true,
+        handleProtocols: (protocols) => CHANNEL_PROTOCOLS.find((p) => protocols.has(p)) ?? false,
+      });
+      s.on('upgrade', (req: IncomingMessage, socket, head) => {
+        void (async () => {
+          const user = await this.authenticate(req);
+          if (!user || !(await this.authorize(user, req))) {
+            socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
+            return;
+          }
+          wss.handleUpgrade(req, socket, head, (ws) => void this.stream(req, ws));
+        })();
+      });
+      this.ports.main = await this.listen(s, v.address, v.port);
+    }
+  }
+
+  private listen(s: Server, host: string, port: number): Promise<number> {
+    this.servers.push(s);
+    return new Promise((resolve, reject) => {
+      s.once('error', reject);
+      s.listen(port, host, () => resolve((s.address() as AddressInfo).port));
+    });
+  }
+
+  /** Stops every server. */
+  async stop(): Promise<void> {
+    await Promise.all(
+      this.servers.map(
+        (s) =>
+          new Promise<void>((r) => {
+            s.close(() => r());
+            s.closeAllConnections?.();
+          }),
+      ),
+    );
+  }
+
+  private handleHealthz(req: IncomingMessage, res: ServerResponse): void {
+    if (req.url?.split('?')[0] === '/healthz') {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end('ok');
+      return;
+    }
+    res.writeHead(404).end('404 page not found\n');
+  }
+
+  // --- authentication and authorization ---
+
+  private async authenticate(req: IncomingMessage): Promise<User | null> {
+    const v = this.d.values;
+    const sock = req.socket as TLSSocket;
+    if (this.clientCa && typeof sock.getPeerCertificate === 'function' && sock.authorized) {
+      const cert = sock.getPeerCertificate();
+      if (cert && cert.subject) {
+        const org = cert.subject.O;
+        return { name: String(cert.subject.CN ?? ''), groups: Array.isArray(org) ? org : org ? [org] : [] };
+      }
+    }
+    const auth = req.headers.authorization;
+    if (auth?.startsWith('Bearer ') && v.authenticationTokenWebhook && this.d.clientset) {
+      const token = auth.slice(7).trim();
+      const hit = this.tokenCache.get(token);
+      if (hit && hit.until > Date.now()) return hit.value;
+      let user: User | null = null;
+      try {
+        const review = (await this.d.clientset.rest.request<ApiObject>({
+          method: 'POST',
+          path: '/apis/authentication.platform/v1/tokenreviews',
+          body: {
+            apiVersion: 'authentication.platform/v1',
+            kind: 'TokenReview',
+            spec: { token },
+          } as unknown as ApiObject,
+          contentType: 'application/json',
+        })) as unknown as { status?: { authenticated?: boolean; user?: { username?: string; groups?: string[] } } };
+        if (review.status?.authenticated)
+          user = { name: review.status.user?.username ?? '', groups: review.status.user?.groups ?? [] };
+      } catch (err) {
+        this.d.log.info('TokenReview failed', { err: String(err) });
+        return null;
+      }
+      this.tokenCache.set(token, { value: user, until: Date.now() + v.authenticationTokenWebhookCacheTtl });
+      if (user) return user;
+    }
+    if (v.anonymousAuth) return { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+    return null;
+  }
+
+  /** The kubelet's attributes: verb from the method, `nodes/<subresource>` from the path. */
+  private async authorize(user: User, req: IncomingMessage): Promise<boolean> {
+    const v = this.d.values;
+    if (v.authorizationMode !== 'Webhook') return true;
+    if (!this.d.clientset) return false;
+    const path = (req.url ?? '/').split('?')[0]!;
+    const verb =
+      { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' }[
+        req.method ?? 'GET'
+      ] ?? 'get';
+    const sub = path.startsWith('/stats')
+      ? 'stats'
+      : path.startsWith('/metrics')
+        ? 'metrics'
+        : path.startsWith('/logs')
+          ? 'log'
+          : path.startsWith('/spec')
+            ? 'spec'
+            : 'proxy';
+    const key = `${user.name}|${user.groups.join(',')}|${verb}|${sub}`;
+    const hit = this.sarCache.get(key);
+    if (hit && hit.until > Date.now()) return hit.value;
+    let allowed = false;
+    try {
+      const sar = (await this.d.clientset.rest.request<ApiObject>({
+        method: 'POST',
+        path: '/apis/authorization.platform/v1/subjectaccessreviews',
+        body: {
+          apiVersion: 'authorization.platform/v1',
+          kind: 'SubjectAccessReview',
+          spec: {
+            user: user.name,
+            groups: user.groups,
+            resourceAttributes: { verb, resource: 'nodes', subresource: sub, name: this.d.agent.d.nodeName },
+          },
+        } as unknown as ApiObject,
+        contentType: 'application/json',
+      })) as unknown as { status?: { allowed?: boolean } };
+      allowed = sar.status?.allowed === true;
+    } catch (err) {
+      this.d.log.info('SubjectAccessReview failed', { err: String(err) });
+      return false;
+    }
+    this.sarCache.set(key, {
+      value: allowed,
+      until:
+        Date.now() + (allowed ? v.authorizationWebhookCacheAuthorizedTtl : v.authorizationWebhookCacheUnauthorizedTtl),
+    });
+    return allowed;
+  }
+
+  // --- handlers ---
+
+  private async handle(req: IncomingMessage, res: ServerResponse, readOnly: boolean): Promise<void> {
+    try {
+      if (!readOnly) {
+        const user = await this.authenticate(req);
+        if (!user) {
+          res.writeHead(401, { 'Content-Type': 'text/plain' }).end('Unauthorized');
+          return;
+        }
+        if (!(await this.authorize(user, req))) {
+          res
+            .writeHead(403, { 'Content-Type': 'text/plain' })
+            .end(`Forbidden (user=${user.name}, verb=${(req.method ?? 'GET').toLowerCase()}, resource=nodes)`);
+          return;
+        }
+      }
+      const url = new URL(req.url ?? '/', 'http://agent');
+      const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+      if (url.pathname === '/healthz') {
+        res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end('ok');
+        return;
+      }
+      if (url.pathname === '/pods' || url.pathname === '/pods/') {
+        const body = { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: this.d.agent.pods() };
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+        return;
+      }
+      if (!readOnly && this.d.values.enableDebuggingHandlers && parts[0] === 'containerLogs' && parts.length === 4) {
+        await this.containerLogs(parts[1]!, parts[2]!, parts[3]!, url, req, res);
+        return;
+      }
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('404 page not found\n');
+    } catch (err) {
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
+      res.end(`Internal Error: ${(err as Error).message}`);
+    }
+  }
+
+  private async containerOf(pod: Pod, container: string, previous: boolean) {
+    const uid = pod.metadata?.uid ?? '';
+    const list = (await this.d.runtime.listContainers({ labelSelector: { [LABEL_POD_UID]: uid } }))
+      .filter((c) => c.labels[LABEL_CONTAINER_NAME] === container)
+      .sort((a, b) => b.createdAt - a.createdAt);
+    const c = list[previous ? 1 : 0];
+    return c ? this.d.runtime.containerStatus(c.id) : undefined;
+  }
+
+  private async containerLogs(
+    ns: string,
+    name: string,
+    container: string,
+    url: URL,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> {
+    const pod = this.d.agent.podByName(ns, name);
+    if (!pod) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`pod ${ns}/${name} not found`);
+      return;
+    }
+    const q = url.searchParams;
+    const previous = q.get('previous') === 'true';
+    const st = await this.containerOf(pod, container, previous);
+    if (!st) {
+      res
+        .writeHead(400, { 'Content-Type': 'text/plain' })
+        .end(
+          previous
+            ? `previous terminated container "${container}" in pod "${name}" not found`
+            : `container "${container}" in pod "${name}" is waiting to start`,
+        );
+      return;
+    }
+    const ac = new AbortController();
+    req.once('close', () => ac.abort());
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' });
+    const since = q.get('sinceSeconds');
+    const sinceTime = q.get('sinceTime');
+    await readCriLog(
+      st.logPath,
+      (chunk) => {
+        res.write(chunk);
+      },
+      {
+        ...(q.get('tailLines') ? { tailLines: Number(q.get('tailLines')) } : {}),
+        ...(since ? { sinceTimeMs: Date.now() - Number(since) * 1000 } : {}),
+        ...(sinceTime ? { sinceTimeMs: Date.parse(sinceTime) } : {}),
+        ...(q.get('limitBytes') ? { limitBytes: Number(q.get('limitBytes')) } : {}),
+        timestamps: q.get('timestamps') === 'true',
+        follow: q.get('follow') === 'true',
+        isDone: async () =>
+          (await this.d.runtime.containerStatus(st.id).catch(() => undefined))?.state !== 'CONTAINER_RUNNING',
+        signal: ac.signal,
+      },
+    );
+    res.end();
+  }
+
+  /** `/exec`, `/attach`, `/portForward` over a WebSocket with the channel protocol. */
+  private async stream(req: IncomingMessage, ws: WebSocket): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://agent');
+    const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    const [kind, ns, name] = parts;
+    const pod = ns && name ? this.d.agent.podByName(ns, name) : undefined;
+    const base64 = ws.protocol === 'base64.channel.k8s.io';
+    const send = (ch: number, data: Buffer | string): void => {
+      if (ws.readyState !== WebSocket.OPEN) return;
+      const b = Buffer.isBuffer(data) ? data : Buffer.from(data);
+      if (base64) ws.send(String(ch) + b.toString('base64'));
+      else ws.send(Buffer.concat([Buffer.from([ch]), b]));
+    };
+    const status = (code: number, message: string): void => {
+      const s =
+        code === 0
+          ? { metadata: {}, status: 'Success' }
+          : {
+              metadata: {},
+              status: 'Failure',
+              message,
+              reason: code > 0 ? 'NonZeroExitCode' : 'InternalError',
+              details: code > 0 ? { causes: [{ reason: 'ExitCode', message: String(code) }] } : {},
+            };
+      send(3, JSON.stringify(s));
+    };
+    if (!this.d.values.enableDebuggingHandlers || !pod || !['exec', 'attach', 'portForward'].includes(kind ?? '')) {
+      status(-1, pod ? 'not found' : `pod ${ns}/${name} not found`);
+      ws.close();
+      return;
+    }
+    const ac = new AbortController();
+    ws.once('close', () => ac.abort());
+    const stdin = new PassThrough();
+    ws.on('message', (data: Buffer, isBinary: boolean) => {
+      const b = isBinary ? data : Buffer.from(data.toString().slice(1), 'base64');
+      const ch = isBinary ? b[0] : Number(data.toString()[0]);
+      if (ch === 0) stdin.write(b.subarray(1));
+    });
+    try {
+      if (kind === 'portForward') {
+        const port = Number(url.searchParams.get('port'));
+        const duplex = new PassThrough();
+        const out = new PassThrough();
+        out.on('data', (b: Buffer) => send(0, b));
+        stdin.pipe(duplex);
+        const sandbox = (
+          await this.d.runtime.listPodSandboxes({ labelSelector: { [LABEL_POD_UID]: pod.metadata?.uid ?? '' } })
+        )[0];
+        const portBytes = Buffer.alloc(2);
+        portBytes.writeUInt16LE(port);
+        send(0, portBytes);
+        send(1, portBytes);
+        if (!sandbox || !this.d.runtime.portForward)
+          throw new Error('port forwarding is not supported by this runtime');
+        const rw = Object.assign(duplex, { write: out.write.bind(out) }) as unknown as NodeJS.ReadWriteStream;
+        await this.d.runtime.portForward(sandbox.id, port, rw);
+        ws.close();
+        return;
+      }
+      const container = url.searchParams.get('container') ?? pod.spec?.containers[0]?.name ?? '';
+      const st = await this.containerOf(pod, container, false);
+      if (!st) throw new Error(`container ${container} not found`);
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      stdout.on('data', (b: Buffer) => send(1, b));
+      stderr.on('data', (b: Buffer) => send(2, b));
+      const flags = {
+        tty: url.searchParams.get('tty') === 'true' || url.searchParams.get('tty') === '1',
+        stdin: url.searchParams.get('input') === '1' || url.searchParams.get('stdin') === 'true',
+        stdout: url.searchParams.get('output') !== '0' && url.searchParams.get('stdout') !== 'false',
+        stderr: url.searchParams.get('error') !== '0' && url.searchParams.get('stderr') !== 'false',
+      };
+      if (kind === 'exec') {
+        const cmd = url.searchParams.getAll('command');
+        if (!this.d.runtime.exec) throw new Error('exec is not supported by this runtime');
+        const code = await this.d.runtime.exec(
+          { containerId: st.id, cmd, ...flags },
+          { stdin, stdout, stderr, tty: flags.tty, signal: ac.signal },
+        );
+        status(code, `command terminated with non-zero exit code: ${code}`);
+      } else {
+        if (!this.d.runtime.attach) throw new Error('attach is not supported by this runtime');
+        await this.d.runtime.attach(
+          { containerId: st.id, ...flags },
+          { stdin, stdout, stderr, tty: flags.tty, signal: ac.signal },
+        );
+        status(0, '');
+      }
+    } catch (err) {
+      status(-1, (err as Error).message);
+    }
+    ws.close();
+  }
+}
