@@ -45,6 +45,12 @@ export interface EtcdMember {
   readonly dataDir: string;
   /** SIGKILLs the member (the data dir is kept for `stop()` to remove). */
   kill(): Promise<void>;
+  /** Starts a killed member again on its data directory and ports; resolves once it is running (not yet healthy). */
+  restart(): Promise<void>;
+  /** SIGSTOPs the member: it keeps its connections open but answers nothing (a hung member, not a dead one). */
+  pause(): void;
+  /** SIGCONTs a paused member. */
+  resume(): void;
   readonly isRunning: boolean;
 }
 
@@ -54,6 +60,29 @@ export interface EtcdCluster {
   readonly members: EtcdMember[];
   /** Kills every member and removes the data directories. Idempotent. */
   stop(): Promise<void>;
+  /** The member the running members report as their leader (waits up to `timeoutMs` for one). */
+  leader(timeoutMs?: number): Promise<EtcdMember>;
+}
+
+/** What a member says of itself and its leader (the gRPC gateway's maintenance status; plain HTTP only). */
+async function memberStatus(url: string): Promise<{ id: string; leader: string } | undefined> {
+  return new Promise((resolve) => {
+    const req = httpRequest(`${url}/v3/maintenance/status`, { method: 'POST', timeout: 1000 }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => {
+        try {
+          const j = JSON.parse(body) as { header?: { member_id?: string }; leader?: string };
+          resolve(j.header?.member_id && j.leader ? { id: j.header.member_id, leader: j.leader } : undefined);
+        } catch {
+          resolve(undefined);
+        }
+      });
+    });
+    req.on('error', () => resolve(undefined));
+    req.on('timeout', () => req.destroy());
+    req.end('{}');
+  });
 }
 
 const running = new Set<ChildProcess>();
@@ -172,18 +201,25 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdClu
         `--key-file=${options.tls.keyFile}`,
       );
     }
-    const proc = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    proc.stderr?.on('data', (d: Buffer) => {
-      logs.push(d.toString());
-      if (logs.length > 200) logs.shift();
-    });
-    running.add(proc);
-    let alive = true;
-    const exited = new Promise<void>((res) => proc.once('exit', () => res()));
-    void exited.then(() => {
-      alive = false;
-      running.delete(proc);
-    });
+    let proc!: ChildProcess;
+    let alive = false;
+    let exited!: Promise<void>;
+    const launch = (): void => {
+      const p = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+      proc = p;
+      p.stderr?.on('data', (d: Buffer) => {
+        logs.push(d.toString());
+        if (logs.length > 200) logs.shift();
+      });
+      running.add(p);
+      alive = true;
+      exited = new Promise<void>((res) => p.once('exit', () => res()));
+      void exited.then(() => {
+        alive = false;
+        running.delete(p);
+      });
+    };
+    launch();
     const member: EtcdMember = {
       name,
       clientUrl,
@@ -193,8 +229,20 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdClu
       },
       async kill() {
         if (!alive) return;
+        proc.kill('SIGCONT');
         proc.kill('SIGKILL');
         await exited;
+      },
+      async restart() {
+        if (alive) throw new Error(`etcd member ${name} is running`);
+        launch();
+        await new Promise((r) => setTimeout(r, 50));
+      },
+      pause() {
+        if (alive) proc.kill('SIGSTOP');
+      },
+      resume() {
+        if (alive) proc.kill('SIGCONT');
       },
     };
     return member;
@@ -206,6 +254,24 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdClu
       await Promise.all(members.map((m) => m.kill()));
       rmSync(root, { recursive: true, force: true });
       dataRoots.delete(root);
+    },
+    async leader(timeoutMs = 30000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const ids = new Map<string, EtcdMember>();
+        let leaderId: string | undefined;
+        for (const m of members) {
+          if (!m.isRunning) continue;
+          const st = await memberStatus(m.clientUrl);
+          if (!st) continue;
+          ids.set(st.id, m);
+          leaderId ??= st.leader;
+        }
+        const found = leaderId === undefined ? undefined : ids.get(leaderId);
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error('no etcd leader in time');
+        await new Promise((r) => setTimeout(r, 100));
+      }
     },
   };
   const deadline = Date.now() + (options.startTimeoutMs ?? 30000);
