@@ -5,7 +5,7 @@
  * (`system:serviceaccount:system:<name>-controller`, a token from the TokenRequest API), an Event recorder per
  * controller, and a health check per controller.
  */
-import { EventKind, isAlreadyExists, isNotFound, NamespaceKind, ServiceAccountKind } from '@platform/api';
+import { EventKind, isAlreadyExists, isForbidden, isNotFound, NamespaceKind, ServiceAccountKind } from '@platform/api';
 import { Clientset, EventRecorder, InformerFactory, RestClient, type RestConfig, TokenBucket } from '@platform/client';
 import { type HealthCheck, type Logger, type MetricsRegistry } from '@platform/common';
 
@@ -97,7 +97,8 @@ export async function serviceAccountToken(
   try {
     await admin.resource(NamespaceKind).create({ metadata: { name: SYSTEM_NAMESPACE } }, { signal });
   } catch (err) {
-    if (!isAlreadyExists(err)) throw err;
+    // The API server's bootstrap makes it; the controller manager's own role may not create namespaces.
+    if (!isAlreadyExists(err) && !isForbidden(err)) throw err;
   }
   try {
     await admin.resource(ServiceAccountKind, SYSTEM_NAMESPACE).get(sa, { signal });
