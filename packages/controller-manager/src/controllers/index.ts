@@ -6,6 +6,7 @@ import { type ControllerDefinition } from '../controller';
 import { clusterRoleAggregationController } from './clusterrole-aggregation';
 import { cronJobController } from './cronjob';
 import { deploymentController } from './deployment';
+import { disruptionController } from './disruption';
 import { garbageCollectorController } from './garbagecollector';
 import { jobController } from './job';
 import { namespaceController } from './namespace';
@@ -30,4 +31,5 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   resourceQuotaController,
   podGCController,
   ttlAfterFinishedController,
+  disruptionController,
 ];
