@@ -39,8 +39,12 @@ export function interpretStorageError(err: unknown, gr: GroupResource, name: str
         'the object has been modified; please apply your changes to the latest version and try again',
       );
     case 'Unreachable':
-    case 'Timeout':
-      return serverTimeout(gr, operation, STORAGE_RETRY_SECONDS);
+    case 'Timeout': {
+      // Kubernetes' answer (500 ServerTimeout with Retry-After), with the store's own words as its cause.
+      const e = serverTimeout(gr, operation, STORAGE_RETRY_SECONDS);
+      e.status.details = { ...e.status.details, causes: [{ message: err.message }] };
+      return e;
+    }
     case 'Compacted':
       return resourceExpired(`The resourceVersion for the provided ${operation} is too old.`);
     case 'RevisionTooLarge':
