@@ -15,6 +15,7 @@ import { resourceQuotaController } from './resourcequota';
 import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replicationcontroller';
 import { serviceAccountController } from './serviceaccount';
+import { statefulSetController } from './statefulset';
 import { ttlAfterFinishedController } from './ttl-after-finished';
 
 export const CONTROLLERS: readonly ControllerDefinition[] = [
@@ -28,6 +29,7 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   garbageCollectorController,
   jobController,
   cronJobController,
+  statefulSetController,
   resourceQuotaController,
   podGCController,
   ttlAfterFinishedController,
