@@ -228,6 +228,11 @@ export interface TestContainerd {
   readonly logDir: string;
   /** containerd's own log file. */
   readonly logFile: string;
+  /**
+   * Adds cgroups (v1 paths, e.g. the agent's `/platform/pod<uid>`) for `stop()` to remove: a runtime leaves the
+   * pod-level parents it created when their sandbox is removed (the kubelet deletes them itself).
+   */
+  trackCgroups(...paths: string[]): void;
   /** Imports an image archive (`ctr images import`) into the CRI namespace. */
   importImages(archive: string): void;
   /** Removes every pod through CRI, stops containerd and cleans up everything it left. Idempotent. */
@@ -490,7 +495,20 @@ export async function startContainerd(options: StartContainerdOptions = {}): Pro
     await stop();
     throw err;
   }
-  return { dir, socket, endpoint: `unix://${socket}`, cgroupParent, logDir, logFile, importImages, stop };
+  const trackCgroups = (...paths: string[]): void => {
+    for (const p of paths) if (p.startsWith('/') && p !== '/' && !p.includes('..')) cgroups.add(p);
+  };
+  return {
+    dir,
+    socket,
+    endpoint: `unix://${socket}`,
+    cgroupParent,
+    logDir,
+    logFile,
+    trackCgroups,
+    importImages,
+    stop,
+  };
 }
 
 function tail(file: string, bytes = 2000): string {

@@ -45,7 +45,12 @@ describeWithContainerd('CriRuntime against a real containerd', () => {
 
   beforeAll(async () => {
     ctrd = await startContainerd();
-    rt = new CriRuntime({ endpoint: ctrd.endpoint, requestTimeoutMs: 30000, sandboxImage: 'localhost/pause:1' });
+    rt = new CriRuntime({
+      endpoint: ctrd.endpoint,
+      requestTimeoutMs: 30000,
+      sandboxImage: 'localhost/pause:1',
+      nodeIp: '127.0.0.1',
+    });
     await rt.start();
   }, 60000);
 
@@ -114,6 +119,7 @@ describeWithContainerd('CriRuntime against a real containerd', () => {
     const sst = await rt.podSandboxStatus(sandboxId);
     expect(sst.state).toBe('SANDBOX_READY');
     expect(sst.network).toBe('NODE');
+    expect(sst.ip).toBe('127.0.0.1');
     expect(sst.createdAt).toBeGreaterThan(Date.now() - 60000);
 
     const failing = await rt.createContainer(sandboxId, containerConfig('c', 'echo first; exit 7'), sc);

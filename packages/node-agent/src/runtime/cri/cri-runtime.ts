@@ -49,6 +49,8 @@ export interface CriRuntimeOptions {
   pullTimeoutMs?: number;
   /** `--pod-infra-container-image`: never garbage-collected. */
   sandboxImage?: string;
+  /** The node's IP (`--node-ip`): the IP of host-network sandboxes, for which the runtime reports none. */
+  nodeIp?: string;
   /** Force the CRI version (default: v1 when served, else v1alpha2). */
   apiVersion?: CriApiVersion;
   /** How long `start` waits for the socket, ms. Default: the request timeout. */
@@ -356,7 +358,11 @@ export class CriRuntime implements Runtime {
       const network = s.linux?.namespaces?.options?.network;
       return {
         ...fromSandbox({ ...s, runtime_handler: s.runtime_handler }),
-        ...(s.network?.ip ? { ip: s.network.ip } : {}),
+        ...(s.network?.ip
+          ? { ip: s.network.ip }
+          : network === 'NODE' && this.options.nodeIp
+            ? { ip: this.options.nodeIp }
+            : {}),
         ...(s.network?.additional_ips?.length ? { additionalIps: s.network.additional_ips.map((x) => x.ip) } : {}),
         ...(network && network !== 'TARGET' ? { network } : {}),
       };
