@@ -1,0 +1,133 @@
+/**
+ * Helpers of the controller manager's process tests: the API server binary (SQLite in a temporary directory, an
+ * admin token, a client configuration file) and the controller manager binary as processes.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { freePort } from '@platform/apiserver';
+import { Clientset, loadClientConfig, RestClient } from '@platform/client';
+
+import { waitFor } from '../testing/harness';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const APISERVER = join(ROOT, 'apiserver', 'bin', 'platform-apiserver');
+const CONTROLLER_MANAGER = join(ROOT, 'controller-manager', 'bin', 'platform-controller-manager');
+
+/** A daemon started as a process. */
+export interface DaemonProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code (or the signal) once it exited. */
+  exited: Promise<number | string>;
+  kill(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+function launch(bin: string, args: string[]): DaemonProcess {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
+  return {
+    child,
+    output: () => out,
+    exited,
+    kill: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+function readyz(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = httpsRequest(`${url}/readyz`, { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+}
+
+/** A running API server process with an admin client. */
+export interface ApiServer {
+  url: string;
+  dir: string;
+  clientConfigPath: string;
+  client: Clientset;
+  process: DaemonProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts the API server binary on a free port, with a token file of one admin and a client configuration. */
+export async function startApiServer(): Promise<ApiServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'cm-it-'));
+  const port = await freePort();
+  const url = `https://127.0.0.1:${port}`;
+  const tokenFile = join(dir, 'tokens.csv');
+  writeFileSync(tokenFile, 'cm-test-token,admin,admin,"system:masters"\n');
+  const p = launch(APISERVER, [
+    `--store-servers=sqlite://${join(dir, 'state.db')}`,
+    `--secure-port=${port}`,
+    '--bind-address=127.0.0.1',
+    `--cert-dir=${join(dir, 'pki')}`,
+    `--token-auth-file=${tokenFile}`,
+  ]);
+  await waitFor('the API server to be ready', async () => (await readyz(url)) === 200, 60_000).catch((err: Error) => {
+    throw new Error(`${err.message}\n${p.output()}`);
+  });
+  const clientConfigPath = join(dir, 'client.conf');
+  writeFileSync(
+    clientConfigPath,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: local',
+      '  cluster:',
+      `    server: ${url}`,
+      '    certificate-authority: pki/apiserver.crt',
+      'users:',
+      '- name: admin',
+      '  user:',
+      '    token: cm-test-token',
+      'contexts:',
+      '- name: local',
+      '  context: {cluster: local, user: admin, namespace: default}',
+      'current-context: local',
+      '',
+    ].join('\n'),
+  );
+  const client = new Clientset(new RestClient({ ...loadClientConfig({ clientConfig: clientConfigPath }), qps: 0 }));
+  return {
+    url,
+    dir,
+    clientConfigPath,
+    client,
+    process: p,
+    stop: async () => {
+      client.rest.close();
+      await p.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts the controller manager binary against `api` (secure serving off unless `args` turn it on). */
+export function startControllerManager(api: ApiServer, args: string[] = []): DaemonProcess {
+  return launch(CONTROLLER_MANAGER, [`--clientconfig=${api.clientConfigPath}`, '--secure-port=0', ...args]);
+}
+
+/** Runs the controller manager binary to its exit (for bad command lines). */
+export async function runControllerManager(args: string[]): Promise<{ code: number | string; output: string }> {
+  const p = launch(CONTROLLER_MANAGER, args);
+  const code = await p.exited;
+  return { code, output: p.output() };
+}
