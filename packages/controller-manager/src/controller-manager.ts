@@ -84,16 +84,20 @@ export class ClientMetrics {
   }
 }
 
+/** The ServiceAccount a controller acts as with `--use-service-account-credentials`. */
+export function serviceAccountOf(def: { name: string; serviceAccount?: string }): string {
+  return def.serviceAccount ?? `${def.name}-controller`;
+}
+
 /**
- * Obtains a token for `<name>-controller` in `system`: creates the namespace and the ServiceAccount when missing,
+ * Obtains a token for ServiceAccount `sa` in `system`: creates the namespace and the ServiceAccount when missing,
  * then asks the TokenRequest API for a token valid 24 hours. Throws what the API answered.
  */
 export async function serviceAccountToken(
   admin: Clientset,
-  name: string,
+  sa: string,
   signal?: AbortSignal,
 ): Promise<{ token: string; expiresAt: number }> {
-  const sa = `${name}-controller`;
   try {
     await admin.resource(NamespaceKind).create({ metadata: { name: SYSTEM_NAMESPACE } }, { signal });
   } catch (err) {
@@ -155,7 +159,7 @@ export async function startControllers(
     const log = config.logger.child(def.name);
     let rest: RestConfig = config.rest;
     if (config.useServiceAccountCredentials) {
-      const { token, expiresAt } = await serviceAccountToken(admin, def.name, signal);
+      const { token, expiresAt } = await serviceAccountToken(admin, serviceAccountOf(def), signal);
       rest = {
         server: config.rest.server,
         ca: config.rest.ca,
@@ -167,7 +171,7 @@ export async function startControllers(
         userAgent: `platform-controller-manager/${def.name}-controller`,
         token,
       };
-      scheduleTokenRefresh(admin, def.name, rest, expiresAt, signal, log);
+      scheduleTokenRefresh(admin, serviceAccountOf(def), rest, expiresAt, signal, log);
     }
     const rc = cm.client(rest, log);
     clients.push(rc);

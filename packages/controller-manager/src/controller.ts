@@ -46,6 +46,12 @@ export interface ControllerDefinition<O = unknown> {
   /** Whether `*` includes it (Kubernetes: `bootstrapsigner` and `tokencleaner` are off by default). */
   readonly enabledByDefault: boolean;
   /**
+   * The ServiceAccount in `system` it acts as with `--use-service-account-credentials`: Kubernetes' name for it,
+   * which the API server's bootstrap policy binds to `system:controller:<account>` (`service-account-controller`,
+   * `generic-garbage-collector`, ...). Default `<name>-controller`.
+   */
+  readonly serviceAccount?: string;
+  /**
    * The options of Document 2 that tune it (`--concurrent-deployment-syncs`, ...), one family shown in `--help`
    * under its own title. A new instance per command line (defaults set in the constructor).
    */

@@ -188,6 +188,7 @@ async function run(ctx: ControllerContext, o: GarbageCollectorConfig): Promise<v
 export const garbageCollectorController: ControllerDefinition<GarbageCollectorConfig> = {
   name: 'garbagecollector',
   enabledByDefault: true,
+  serviceAccount: 'generic-garbage-collector',
   options: () => new GarbageCollectorOptions(),
   run,
 };

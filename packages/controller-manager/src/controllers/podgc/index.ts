@@ -137,6 +137,7 @@ async function run(ctx: ControllerContext, o: PodGCControllerConfig): Promise<vo
 export const podGCController: ControllerDefinition<PodGCControllerConfig> = {
   name: 'podgc',
   enabledByDefault: true,
+  serviceAccount: 'pod-garbage-collector',
   options: () => new PodGCControllerOptions(),
   run,
 };

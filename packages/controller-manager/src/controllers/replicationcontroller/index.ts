@@ -12,6 +12,7 @@ import { ConcurrentSyncsOptions } from '../util/options';
 export const replicationControllerController: ControllerDefinition<{ workers: number }> = {
   name: 'replicationcontroller',
   enabledByDefault: true,
+  serviceAccount: 'replication-controller',
   options: () =>
     new ConcurrentSyncsOptions('ReplicationController controller', 'concurrent-rc-syncs', 5, 'replication controllers'),
   run: (ctx, o) =>

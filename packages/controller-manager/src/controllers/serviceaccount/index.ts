@@ -64,5 +64,6 @@ export async function runServiceAccountsController(ctx: ControllerContext): Prom
 export const serviceAccountController: ControllerDefinition = {
   name: 'serviceaccount',
   enabledByDefault: true,
+  serviceAccount: 'service-account-controller',
   run: (ctx) => runServiceAccountsController(ctx),
 };
