@@ -6,7 +6,7 @@ import { isStorageError } from '../errors';
 import { type StoreEvent } from '../interface';
 import { freePort, generateTls, startEtcd, type EtcdCluster } from '../testing/etcd';
 
-import { Etcd3Store } from './etcd3-store';
+import { classifyEtcdError, Etcd3Store } from './etcd3-store';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -30,6 +30,19 @@ describe('etcd3 store: connection failures', () => {
       await store.close();
     }
   }, 20000);
+
+  test('failures are told apart: answers are final, unsent calls and unknown outcomes are retried elsewhere', () => {
+    class GRPCUnavailableError extends Error {}
+    class GRPCDeadlineExceededError extends Error {}
+    class GRPCOutOfRangeError extends Error {}
+    expect(classifyEtcdError(new GRPCUnavailableError('No connection established'))).toBe('notSent');
+    expect(classifyEtcdError(new GRPCUnavailableError('etcdserver: no leader'))).toBe('notSent');
+    expect(classifyEtcdError(new GRPCUnavailableError('etcdserver: leader changed'))).toBe('ambiguous');
+    expect(classifyEtcdError(new GRPCDeadlineExceededError('Deadline exceeded'))).toBe('ambiguous');
+    expect(classifyEtcdError(new Error('etcdserver: request timed out'))).toBe('ambiguous');
+    expect(classifyEtcdError(new GRPCOutOfRangeError('mvcc: required revision has been compacted'))).toBe('definite');
+    expect(classifyEtcdError(new Error('etcdserver: request is too large'))).toBe('definite');
+  });
 
   test('bad options are rejected with errors that name them', () => {
     expect(() => new Etcd3Store({ endpoints: [] })).toThrow(/at least one endpoint/);
