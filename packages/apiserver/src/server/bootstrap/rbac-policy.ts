@@ -594,6 +594,8 @@ export function clusterRoles(): ClusterRole[] {
       rule(['create'], [AUTHENTICATION], ['tokenreviews']),
       rule(['create'], [AUTHORIZATION], ['subjectaccessreviews']),
       rule(READ, [STORAGE], ['csinodes']),
+      // The namespaceSelector of pod affinity terms (1.21).
+      rule(READ, [CORE], ['namespaces']),
     ]),
     clusterRole('system:volume-scheduler', [
       rule(['get', 'list', 'watch', 'update', 'patch'], [CORE], ['persistentvolumes']),
