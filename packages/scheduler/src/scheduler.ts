@@ -483,6 +483,11 @@ export class Scheduler {
     if (fwk.postFilter.length) {
       const r = await fwk.runPostFilterPlugins(state, p.pod, err.statuses);
       if (isSuccess(r.status)) nominated = r.nominatedNodeName ?? '';
+      const pre = fwk.plugins.get('DefaultPreemption') as { lastVictims?: number } | undefined;
+      if (pre) {
+        this.metrics.preemptionAttempts.inc();
+        if (nominated) this.metrics.preemptionVictims.observe({}, pre.lastVictims ?? 0);
+      }
     }
     this.metrics.scheduleAttempts.inc({ result: 'unschedulable', profile: fwk.profileName });
     this.metrics.e2eSchedulingDuration.observe(

@@ -103,7 +103,7 @@ export function buildConfiguration(
 /** The scheduler's profiles from the effective configuration. */
 export function profilesOf(e: Effective, registry: Registry): Profile[] {
   return e.config.profiles.map((p) => {
-    const prof = resolveProfile(p, e.base, registry);
+    const prof = resolveProfile(p, e.base);
     if (e.hardPodAffinitySymmetricWeight !== 1 && !prof.pluginConfig.has('InterPodAffinity'))
       prof.pluginConfig.set('InterPodAffinity', { hardPodAffinityWeight: e.hardPodAffinitySymmetricWeight });
     for (const point of Object.values(prof.plugins))

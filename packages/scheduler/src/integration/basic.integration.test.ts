@@ -7,7 +7,6 @@ import { startTestServer, type TestServer } from '@platform/apiserver';
 import { Clientset, RestClient } from '@platform/client';
 
 import { resolveProfile } from '../config/profile';
-import { inTreeRegistry } from '../plugins/registry';
 import { Scheduler } from '../scheduler';
 import { makeNode, makePod } from '../testing/objects';
 
@@ -39,7 +38,7 @@ beforeAll(async () => {
   );
   const scheduler = new Scheduler({
     clientset,
-    profiles: [resolveProfile({}, undefined, inTreeRegistry())],
+    profiles: [resolveProfile({})],
     podInitialBackoffMs: 100,
     podMaxBackoffMs: 200,
   });

@@ -1,0 +1,243 @@
+/**
+ * InterPodAffinity (1.21 `interpodaffinity`): required and preferred pod affinity and anti-affinity over topology
+ * domains (a node label's value), in the namespaces the term names (the pod's own by default, or those matching
+ * `namespaceSelector`).
+ *
+ * Filter: the node's domains must hold no pod whose required anti-affinity matches the incoming pod, no pod the
+ * incoming pod's required anti-affinity matches, and, for each required affinity term, some pod it matches (the
+ * first pod of a group that matches its own terms may go anywhere). Score: per domain, the weights of the
+ * incoming pod's preferred terms that existing pods match (anti-affinity negative), plus the existing pods' terms
+ * that match the incoming pod (their required affinity counting `hardPodAffinityWeight`), normalized min–max.
+ */
+import { type Pod } from '@platform/api';
+
+import { type AffinityTerm, type NodeInfo, podInfoOf, termMatches } from '../../framework/node-info';
+import {
+  type ClusterEvent,
+  type CycleState,
+  type EnqueueExtensions,
+  type FilterPlugin,
+  type FrameworkHandle,
+  MAX_NODE_SCORE,
+  type NodeScore,
+  type PluginFactory,
+  type PreFilterPlugin,
+  type PreScorePlugin,
+  type ScorePlugin,
+  type Status,
+  unresolvable,
+  unschedulable,
+} from '../../framework/types';
+
+export const NAME = 'InterPodAffinity';
+export const ERR_REASON_AFFINITY_NOT_MATCH = "node(s) didn't match pod affinity/anti-affinity";
+export const ERR_REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules";
+export const ERR_REASON_AFFINITY_RULES = "node(s) didn't match pod affinity rules";
+export const ERR_REASON_ANTI_AFFINITY_RULES = "node(s) didn't match pod anti-affinity rules";
+const PRE_FILTER_KEY = `PreFilter${NAME}`;
+const PRE_SCORE_KEY = `PreScore${NAME}`;
+
+/** InterPodAffinityArgs. */
+export interface InterPodAffinityArgs {
+  hardPodAffinityWeight?: number;
+}
+
+type Counts = Map<string, number>;
+const pair = (k: string, v: string): string => `${k}\0${v}`;
+
+function add(m: Counts, key: string, v: number): void {
+  const n = (m.get(key) ?? 0) + v;
+  if (n === 0) m.delete(key);
+  else m.set(key, n);
+}
+
+class PreFilterState {
+  constructor(
+    readonly existingAnti: Counts,
+    readonly affinity: Counts,
+    readonly anti: Counts,
+    readonly nsLabels: (ns: string) => Record<string, string> | undefined,
+  ) {}
+  clone(): PreFilterState {
+    return new PreFilterState(new Map(this.existingAnti), new Map(this.affinity), new Map(this.anti), this.nsLabels);
+  }
+}
+
+function matchesAll(terms: readonly AffinityTerm[], pod: Pod, ns?: Record<string, string>): boolean {
+  if (terms.length === 0) return false;
+  for (const t of terms) if (!termMatches(t, pod, ns)) return false;
+  return true;
+}
+
+export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
+  readonly name = NAME;
+  private readonly hardWeight: number;
+  constructor(
+    private readonly handle: FrameworkHandle,
+    args: InterPodAffinityArgs = {},
+  ) {
+    this.hardWeight = args.hardPodAffinityWeight ?? handle.hardPodAffinitySymmetricWeight ?? 1;
+  }
+
+  eventsToRegister(): ClusterEvent[] {
+    return ['AssignedPodAdd', 'AssignedPodUpdate', 'AssignedPodDelete', 'NodeAdd', 'NodeUpdate'];
+  }
+
+  private nsLabels(): (ns: string) => Record<string, string> | undefined {
+    const lister = this.handle.lister('namespaces');
+    return (ns) => (lister.get(ns) as { metadata?: { labels?: Record<string, string> } } | undefined)?.metadata?.labels;
+  }
+
+  /** Updates the counts for `existing` on `node` by `sign` (PreFilter, AddPod, RemovePod). */
+  private account(s: PreFilterState, pod: Pod, existing: Pod, node: NodeInfo, sign: number): void {
+    const labels = node.node?.metadata?.labels;
+    if (!labels) return;
+    const incoming = podInfoOf(pod);
+    const ex = podInfoOf(existing);
+    const nsPod = s.nsLabels(pod.metadata?.namespace ?? 'default');
+    const nsEx = s.nsLabels(existing.metadata?.namespace ?? 'default');
+    for (const t of ex.requiredAntiAffinityTerms) {
+      const v = labels[t.topologyKey];
+      if (v !== undefined && termMatches(t, pod, nsPod)) add(s.existingAnti, pair(t.topologyKey, v), sign);
+    }
+    if (incoming.requiredAffinityTerms.length && matchesAll(incoming.requiredAffinityTerms, existing, nsEx))
+      for (const t of incoming.requiredAffinityTerms) {
+        const v = labels[t.topologyKey];
+        if (v !== undefined) add(s.affinity, pair(t.topologyKey, v), sign);
+      }
+    for (const t of incoming.requiredAntiAffinityTerms) {
+      const v = labels[t.topologyKey];
+      if (v !== undefined && termMatches(t, existing, nsEx)) add(s.anti, pair(t.topologyKey, v), sign);
+    }
+  }
+
+  preFilter(state: CycleState, pod: Pod): Status | undefined {
+    const s = new PreFilterState(new Map(), new Map(), new Map(), this.nsLabels());
+    const snap = this.handle.snapshot();
+    const incoming = podInfoOf(pod);
+    const nodes =
+      incoming.requiredAffinityTerms.length || incoming.requiredAntiAffinityTerms.length
+        ? snap.list()
+        : snap.havePodsWithRequiredAntiAffinity();
+    for (const node of nodes) {
+      const pods =
+        incoming.requiredAffinityTerms.length || incoming.requiredAntiAffinityTerms.length
+          ? node.pods
+          : node.podsWithRequiredAntiAffinity;
+      for (const p of pods) this.account(s, pod, p.pod, node, 1);
+    }
+    state.write(PRE_FILTER_KEY, s);
+    return undefined;
+  }
+
+  addPod(state: CycleState, pod: Pod, toAdd: Pod, node: NodeInfo): Status | undefined {
+    const s = state.read<PreFilterState>(PRE_FILTER_KEY);
+    if (s) this.account(s, pod, toAdd, node, 1);
+    return undefined;
+  }
+
+  removePod(state: CycleState, pod: Pod, toRemove: Pod, node: NodeInfo): Status | undefined {
+    const s = state.read<PreFilterState>(PRE_FILTER_KEY);
+    if (s) this.account(s, pod, toRemove, node, -1);
+    return undefined;
+  }
+
+  filter(state: CycleState, pod: Pod, node: NodeInfo): Status | undefined {
+    const s = state.read<PreFilterState>(PRE_FILTER_KEY);
+    if (!s) return undefined;
+    const labels = node.node?.metadata?.labels ?? {};
+    if (s.existingAnti.size)
+      for (const k of Object.keys(labels))
+        if ((s.existingAnti.get(pair(k, labels[k] as string)) ?? 0) > 0)
+          return unschedulable(ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_EXISTING_ANTI_AFFINITY);
+    const pi = podInfoOf(pod);
+    for (const t of pi.requiredAntiAffinityTerms) {
+      const v = labels[t.topologyKey];
+      if (v !== undefined && (s.anti.get(pair(t.topologyKey, v)) ?? 0) > 0)
+        return unschedulable(ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES);
+    }
+    if (pi.requiredAffinityTerms.length) {
+      let podsExist = true;
+      for (const t of pi.requiredAffinityTerms) {
+        const v = labels[t.topologyKey];
+        if (v === undefined) return unresolvable(ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_AFFINITY_RULES);
+        if ((s.affinity.get(pair(t.topologyKey, v)) ?? 0) <= 0) podsExist = false;
+      }
+      if (!podsExist) {
+        // The first pod of a group whose terms match itself may go to any node that has the topology labels.
+        const selfMatch =
+          s.affinity.size === 0 &&
+          matchesAll(pi.requiredAffinityTerms, pod, s.nsLabels(pod.metadata?.namespace ?? 'default'));
+        if (!selfMatch) return unresolvable(ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_AFFINITY_RULES);
+      }
+    }
+    return undefined;
+  }
+
+  preScore(state: CycleState, pod: Pod): Status | undefined {
+    const snap = this.handle.snapshot();
+    const pi = podInfoOf(pod);
+    const hasPreferred = pi.preferredAffinityTerms.length > 0 || pi.preferredAntiAffinityTerms.length > 0;
+    const nodes = hasPreferred ? snap.list() : snap.havePodsWithAffinity();
+    const scores = new Map<string, Map<string, number>>();
+    const nsLabels = this.nsLabels();
+    const nsPod = nsLabels(pod.metadata?.namespace ?? 'default');
+    const bump = (labels: Record<string, string>, key: string, w: number): void => {
+      const v = labels[key];
+      if (v === undefined || w === 0) return;
+      let m = scores.get(key);
+      if (!m) scores.set(key, (m = new Map()));
+      m.set(v, (m.get(v) ?? 0) + w);
+    };
+    for (const node of nodes) {
+      const labels = node.node?.metadata?.labels;
+      if (!labels) continue;
+      const pods = hasPreferred ? node.pods : node.podsWithAffinity;
+      for (const ex of pods) {
+        const nsEx = nsLabels(ex.pod.metadata?.namespace ?? 'default');
+        for (const t of pi.preferredAffinityTerms)
+          if (termMatches(t, ex.pod, nsEx)) bump(labels, t.topologyKey, t.weight);
+        for (const t of pi.preferredAntiAffinityTerms)
+          if (termMatches(t, ex.pod, nsEx)) bump(labels, t.topologyKey, -t.weight);
+        if (this.hardWeight > 0)
+          for (const t of ex.requiredAffinityTerms)
+            if (termMatches(t, pod, nsPod)) bump(labels, t.topologyKey, this.hardWeight);
+        for (const t of ex.preferredAffinityTerms)
+          if (termMatches(t, pod, nsPod)) bump(labels, t.topologyKey, t.weight);
+        for (const t of ex.preferredAntiAffinityTerms)
+          if (termMatches(t, pod, nsPod)) bump(labels, t.topologyKey, -t.weight);
+      }
+    }
+    state.write(PRE_SCORE_KEY, scores);
+    return undefined;
+  }
+
+  score(state: CycleState, _pod: Pod, node: NodeInfo): number {
+    const scores = state.read<Map<string, Map<string, number>>>(PRE_SCORE_KEY);
+    if (!scores?.size) return 0;
+    const labels = node.node?.metadata?.labels ?? {};
+    let total = 0;
+    for (const [key, m] of scores) {
+      const v = labels[key];
+      if (v !== undefined) total += m.get(v) ?? 0;
+    }
+    return total;
+  }
+
+  normalizeScore(state: CycleState, _pod: Pod, scores: NodeScore[]): Status | undefined {
+    const s = state.read<Map<string, Map<string, number>>>(PRE_SCORE_KEY);
+    if (!s?.size) return undefined;
+    let min = Infinity;
+    let max = -Infinity;
+    for (const x of scores) {
+      if (x.score > max) max = x.score;
+      if (x.score < min) min = x.score;
+    }
+    const diff = max - min;
+    for (const x of scores) x.score = diff > 0 ? Math.trunc((MAX_NODE_SCORE * (x.score - min)) / diff) : 0;
+    return undefined;
+  }
+}
+
+export const factory: PluginFactory = (args, handle) =>
+  new InterPodAffinity(handle, (args ?? {}) as InterPodAffinityArgs);
