@@ -88,6 +88,57 @@ test('foreground: the owner stays until its blocking dependents are gone', async
   await waitFor('the owner to go once the dependent has', () => absent(() => cms().get('fg-owner')));
 });
 
+test('foreground through a chain: grandchildren, then children, then the owner', async () => {
+  const top = await owner('chain-top');
+  const mid = await dependent('chain-mid', [refTo(top, { blockOwnerDeletion: true })]);
+  await dependent(
+    'chain-leaf',
+    [refTo({ ...mid, apiVersion: 'v1', kind: 'ConfigMap' }, { blockOwnerDeletion: true })],
+    ['example.platform/hold'],
+  );
+  await cms().delete('chain-top', { propagationPolicy: 'Foreground' });
+  await waitFor('the middle object to be deleting in the foreground', async () => {
+    const m = await cms().get('chain-mid');
+    return !!m.metadata?.deletionTimestamp && !!m.metadata.finalizers?.includes('foregroundDeletion');
+  });
+  await waitFor('the leaf to be deleting', async () => !!(await cms().get('chain-leaf')).metadata?.deletionTimestamp);
+  expect((await cms().get('chain-top')).metadata?.deletionTimestamp).toBeTruthy();
+  const leaf = await cms().get('chain-leaf');
+  await cms().update({ ...leaf, metadata: { ...leaf.metadata, finalizers: [] } });
+  await waitFor('the middle object to go', () => absent(() => cms().get('chain-mid')));
+  await waitFor('the top object to go', () => absent(() => cms().get('chain-top')));
+});
+
+test('orphaning survives conflicts with concurrent writers of the dependents', async () => {
+  const o = await owner('busy-owner');
+  await dependent('busy-dep', [refTo(o)]);
+  let stop = false;
+  let writes = 0;
+  const writer = (async () => {
+    while (!stop) {
+      try {
+        const d = await cms().get('busy-dep');
+        await cms().update({ ...d, data: { n: String(++writes) } });
+      } catch {
+        // a conflict with the collector's patch: read again
+      }
+    }
+  })();
+  await cms().delete('busy-owner', { propagationPolicy: 'Orphan' });
+  try {
+    await waitFor('the owner to go', () => absent(() => cms().get('busy-owner')));
+    await waitFor('the reference to be removed', async () => {
+      const refs = (await cms().get('busy-dep')).metadata?.ownerReferences ?? [];
+      return refs.length === 0;
+    });
+  } finally {
+    stop = true;
+    await writer;
+  }
+  expect(writes).toBeGreaterThan(0);
+  expect((await cms().get('busy-dep')).metadata?.deletionTimestamp).toBeUndefined();
+});
+
 test('orphan: the dependents lose their reference and stay', async () => {
   const o = await owner('or-owner');
   const other = await owner('or-other');
