@@ -24,6 +24,13 @@ export class EventQueue<T> implements AsyncIterable<T> {
     this.wake();
   }
 
+  /** Ends the iteration now, dropping what is queued (a consumer too slow to keep up is cut off). */
+  discard(): void {
+    this.items.length = 0;
+    this.head = 0;
+    this.end();
+  }
+
   /** Ends the iteration with `err` (thrown by the iterator) once queued items are consumed. First call wins. */
   fail(err: unknown): void {
     if (this.done) return;

@@ -31,7 +31,8 @@ export class BenchClient {
     return new BenchClient(this.url, this.agent, 0, token);
   }
 
-  request(method: string, path: string, body?: unknown): Promise<BenchResponse> {
+  /** `contentType` of the body: JSON unless given (a merge patch, say). */
+  request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<BenchResponse> {
     return new Promise((resolvePromise, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       const req = httpsRequest(
@@ -41,7 +42,7 @@ export class BenchClient {
           agent: this.agent,
           headers: {
             ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
-            ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
+            ...(payload ? { 'content-type': contentType, 'content-length': String(payload.length) } : {}),
           },
         },
         (res) => {

@@ -9,6 +9,8 @@
  * once). The response starts (200, headers flushed) as soon as the watch is set up; an error after that (a compacted
  * resource version: 410) is sent as an ERROR event carrying a Status, then the stream ends.
  */
+import { constants as http2Constants } from 'node:http2';
+import { type Socket } from 'node:net';
 import {
   type ApiObject,
   errorToStatus,
@@ -18,6 +20,7 @@ import {
   type Status,
   WatchEventSchema,
 } from '@platform/api';
+
 import { type WebSocket } from 'ws';
 
 import { capabilities, type WatchEvent } from '../../registry/rest/rest';
@@ -64,6 +67,16 @@ interface Sink {
   drained(): Promise<void>;
 }
 
+/**
+ * A watcher that falls behind is closed, as Kubernetes closes one whose buffer stays full: when its stream has not
+ * drained for `STALL_MS` while events wait, or when more than `MAX_HELD` events wait for it. The client re-watches
+ * from the last resourceVersion it read (what it was not sent, it never saw).
+ */
+export const WATCH_LIMITS = { STALL_MS: 10_000, MAX_HELD: 10_000, END_GRACE_MS: 5000 };
+
+/** Open watch streams, and those closed for falling behind (read by tests and the soak benchmark). */
+export const watchStats = { open: 0, tooSlow: 0 };
+
 function httpSink(r: VerbRequest): Sink {
   const res = r.res;
   return {
@@ -78,26 +91,71 @@ function httpSink(r: VerbRequest): Sink {
       res.flushHeaders();
     },
     write: (chunk) => res.write(chunk),
-    end: () => res.end(),
+    end: () => {
+      res.end();
+      if (res.writableFinished || res.destroyed) return;
+      // A client that does not read never takes the end: its connection is reset after a grace period.
+      const t = setTimeout(() => resetConnection(res), WATCH_LIMITS.END_GRACE_MS);
+      t.unref();
+      res.once('finish', () => clearTimeout(t));
+      res.once('close', () => clearTimeout(t));
+    },
     onClose: (f) => res.on('close', f),
     drained: () => new Promise((resolve) => res.once('drain', resolve)),
   };
 }
 
+/** Drops the connection (HTTP/1) or the stream (HTTP/2) of a response whose data cannot be delivered. */
+function resetConnection(res: VerbRequest['res']): void {
+  const stream = (res as unknown as { stream?: { close(code: number): void } }).stream;
+  if (stream) {
+    stream.close(http2Constants.NGHTTP2_CANCEL);
+    return;
+  }
+  // A TCP reset where the socket allows it (plain TCP); a TLS socket is destroyed (the kernel drops it later).
+  const socket = res.socket as (Socket & { resetAndDestroy?: () => void }) | null;
+  try {
+    socket?.resetAndDestroy?.();
+  } catch {
+    // not a plain TCP socket
+  }
+  res.destroy();
+}
+
 function wsSink(ws: WebSocket, binary: boolean): Sink {
+  const full = (): boolean => ws.bufferedAmount >= 1 << 20;
   return {
     start: () => {},
     write: (chunk) => {
       ws.send(binary ? chunk : chunk.toString('utf8').trimEnd(), { binary });
-      return ws.bufferedAmount < 1 << 20;
+      return !full();
     },
     end: () => ws.close(1000),
     onClose: (f) => ws.on('close', f),
-    drained: () => new Promise((resolve) => setTimeout(resolve, 10)),
+    // ws has no drain event: poll until what it buffers is under the mark again.
+    drained: () =>
+      new Promise((resolve) => {
+        const poll = (): void => {
+          if (!full() || ws.readyState !== ws.OPEN) resolve();
+          else setTimeout(poll, 10);
+        };
+        setTimeout(poll, 10);
+      }),
   };
 }
 
-/** Serves a watch over the HTTP response, or over `ws` when the request was upgraded to a WebSocket. */
+/**
+ * Serves a watch over the HTTP response, or over `ws` when the request was upgraded to a WebSocket.
+ *
+ * Memory: a watch may live for an hour and carry millions of events, so nothing may be kept per event. Each wait is
+ * on promises that settle (the next event, the sink draining, the stall deadline of one full episode), and a single
+ * abort listener wakes whichever wait is current — never a race of each wait against a promise that lives as long
+ * as the watch: each `Promise.race` with such a promise adds a reaction to it, which kept every delivered event
+ * reachable until the watch ended (the leak of issue 17, ~500 bytes per event and watcher).
+ *
+ * Back-pressure: while the sink is full, events are still taken from the storage (so a storage's own buffer does not
+ * grow) and held here, in order, until it drains; a watcher that falls behind is closed (`WATCH_LIMITS`).
+ */
 export async function watchHandler(r: VerbRequest, ws?: WebSocket): Promise<void> {
   const s = r.scope.storage;
   if (!capabilities.watcher(s))
@@ -112,30 +170,90 @@ export async function watchHandler(r: VerbRequest, ws?: WebSocket): Promise<void
   const timer = setTimeout(() => abort.abort(), watchTimeoutMs(o.timeoutSeconds, r.scope.minRequestTimeoutSeconds));
   sink.onClose(() => abort.abort());
   // The request's own signal: the client went away, or the server is shutting down.
+  const onRequestAbort = (): void => abort.abort();
   if (r.ctx.signal?.aborted) abort.abort();
-  else r.ctx.signal?.addEventListener('abort', () => abort.abort(), { once: true });
+  else r.ctx.signal?.addEventListener('abort', onRequestAbort, { once: true });
+  // The wait in progress, woken by the abort; each wait replaces it, so there is never more than one.
+  let wake: (() => void) | undefined;
+  abort.signal.addEventListener('abort', () => wake?.(), { once: true });
+  type Woken = 'event' | 'drained' | 'stalled' | 'ended';
+  const wait = (ps: Promise<Woken>[]): Promise<Woken> => {
+    if (abort.signal.aborted) return Promise.resolve('ended');
+    return new Promise<Woken>((resolve) => {
+      wake = () => resolve('ended');
+      for (const p of ps) void p.then(resolve);
+    }).finally(() => (wake = undefined));
+  };
   // The watch is set up (its options are good): the 200 and its headers go out now, as Kubernetes flushes them,
   // so that a client's watch call returns before the first event (a quiet collection may have none for long).
   sink.start();
-  const ended = new Promise<IteratorResult<WatchEvent>>((resolve) => {
-    if (abort.signal.aborted) resolve({ done: true, value: undefined });
-    abort.signal.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true });
-  });
+  watchStats.open++;
+  /** The event being waited for. */
+  let pending: Promise<IteratorResult<WatchEvent>> | undefined;
+  let pendingSettled: Promise<Woken> | undefined;
+  /** While the sink is full: its drain; once events wait for it, the stall deadline. */
+  let full: { drained: Promise<Woken>; stalled?: Promise<Woken>; timer?: NodeJS.Timeout } | undefined;
+  /** The events taken while the sink was full, in order. */
+  const held: WatchEvent[] = [];
+  const markFull = (): void => {
+    full = { drained: sink.drained().then(() => 'drained' as const) };
+  };
+  const armStall = (f: NonNullable<typeof full>): void => {
+    if (!f.stalled)
+      f.stalled = new Promise((resolve) => (f.timer = setTimeout(resolve, WATCH_LIMITS.STALL_MS, 'stalled')));
+  };
   try {
     for (;;) {
-      let next: IteratorResult<WatchEvent>;
-      try {
-        next = await Promise.race([events.next(), ended]);
-      } catch (err) {
-        if (!isStatusError(err)) r.scope.logBug?.(err);
-        sink.write(frame(r, { type: 'ERROR', object: errorToStatus(err).status as Status }));
+      if (!pending) {
+        pending = events.next();
+        pendingSettled = pending.then(
+          () => 'event' as const,
+          () => 'event' as const,
+        );
+      }
+      const woken = await wait(
+        full ? [pendingSettled!, full.drained, ...(full.stalled ? [full.stalled] : [])] : [pendingSettled!],
+      );
+      if (woken === 'ended') break;
+      if (woken === 'stalled') {
+        watchStats.tooSlow++;
         break;
       }
+      if (woken === 'drained') {
+        clearTimeout(full!.timer);
+        full = undefined;
+        while (held.length > 0 && !full) if (sink.write(frame(r, held.shift()!)) === false) markFull();
+        if (full && held.length > 0) armStall(full);
+        continue;
+      }
+      let next: IteratorResult<WatchEvent>;
+      try {
+        next = await pending;
+      } catch (err) {
+        if (!isStatusError(err)) r.scope.logBug?.(err);
+        held.length = 0;
+        if (!full) sink.write(frame(r, { type: 'ERROR', object: errorToStatus(err).status as Status }));
+        break;
+      } finally {
+        pending = undefined;
+        pendingSettled = undefined;
+      }
       if (next.done) break;
-      if (sink.write(frame(r, next.value)) === false) await Promise.race([sink.drained(), ended]);
+      if (full) {
+        held.push(next.value);
+        armStall(full);
+        if (held.length > WATCH_LIMITS.MAX_HELD) {
+          watchStats.tooSlow++;
+          break;
+        }
+      } else if (sink.write(frame(r, next.value)) === false) markFull();
     }
   } finally {
+    watchStats.open--;
+    if (full) clearTimeout(full.timer);
+    held.length = 0;
     clearTimeout(timer);
+    r.ctx.signal?.removeEventListener('abort', onRequestAbort);
     abort.abort();
     void events.return?.();
     sink.end();

@@ -160,6 +160,11 @@ export class Cacher implements Storage {
     return this.ready;
   }
 
+  /** Client watches being fed (for tests and metrics). */
+  get watcherCount(): number {
+    return this.watchers.size;
+  }
+
   /** The revision the cache reflects (for tests and metrics). */
   get revision(): Revision {
     return this.rv;
@@ -272,8 +277,9 @@ export class Cacher implements Storage {
       w.queue.push(out);
       w.sentRv = e.rv;
       if (w.queue.size > this.maxWatcherBacklog) {
+        // Too slow: cut off now, what it has not taken dropped (it re-watches from the last event it took).
         this.watchers.delete(w);
-        w.queue.end();
+        w.queue.discard();
       }
     }
   }
