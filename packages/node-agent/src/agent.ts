@@ -251,7 +251,7 @@ export class Agent {
       try {
         const created = (await pods.create(mirror as Pod & ApiObject)) as Pod;
         this.mirrors.set(m.uid ?? '', created);
-        this.workers.trigger(m.uid ?? '');
+        this.statuses.resend(m.uid ?? '');
         return;
       } catch (err) {
         if (!isAlreadyExists(err)) {
@@ -375,8 +375,14 @@ export class Agent {
   }
 
   private async resyncLoop(signal: AbortSignal): Promise<void> {
+    let last = Date.now();
     while (!signal.aborted) {
-      await sleep(this.d.values.syncFrequency, signal);
+      await sleep(Math.min(this.d.values.syncFrequency, 5000), signal);
+      // Static pods whose mirror pod could not be created yet (API down, node not registered) try again.
+      for (const { pod, source } of this.desired.values())
+        if (source !== 'api' && !this.mirrors.has(pod.metadata?.uid ?? '')) await this.ensureMirror(pod);
+      if (Date.now() - last < this.d.values.syncFrequency) continue;
+      last = Date.now();
       for (const uid of this.workers.uids()) this.workers.trigger(uid);
     }
   }

@@ -128,6 +128,15 @@ export class StatusManager {
     this.wake?.();
   }
 
+  /** Writes the pod's status again (its mirror pod was recreated). */
+  resend(uid: string): void {
+    const e = this.entries.get(uid);
+    if (!e) return;
+    e.writtenKey = undefined;
+    this.dirty.add(uid);
+    this.wake?.();
+  }
+
   /** Forgets a pod that is gone from every source. */
   forget(uid: string): void {
     this.entries.delete(uid);
@@ -172,11 +181,12 @@ export class StatusManager {
         this.writes++;
       }
     } catch (err) {
-      if (isNotFound(err)) return;
+      // A pod that is gone needs no status; a static pod's mirror may not exist yet: retried below.
+      if (isNotFound(err) && !e.isStatic) return;
       if (isConflict(err) && e.deleteRequested) return;
       this.log.info('Failed to update pod status; will retry', { pod: `${e.namespace}/${e.name}`, err: String(err) });
       setTimeout(() => {
-        if (this.entries.get(uid) === e) {
+        if (this.entries.get(uid) === e && e.writtenKey !== e.key) {
           this.dirty.add(uid);
           this.wake?.();
         }

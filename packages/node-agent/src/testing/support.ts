@@ -16,7 +16,7 @@ const BIN = join(__dirname, '..', '..', 'bin', 'platform-node-agent');
 export async function waitFor(
   what: string,
   check: () => boolean | Promise<boolean>,
-  timeoutMs = 30_000,
+  timeoutMs = 60_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;

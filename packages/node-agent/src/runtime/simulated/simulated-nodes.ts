@@ -37,6 +37,7 @@ interface SimNode {
   lease: LeaseRenewer;
   status: NodeStatusWriter;
   nextPodIp: number;
+  busy: boolean;
 }
 
 function nowRfc3339(): string {
@@ -64,6 +65,7 @@ export class SimulatedNodes {
         lease: undefined as unknown as LeaseRenewer,
         status: new NodeStatusWriter(o.clientset, name, v.nodeStatusReportFrequency),
         nextPodIp: 1,
+        busy: false,
       };
       node.lease = new LeaseRenewer(o.clientset, name, v.nodeLeaseDurationSeconds, () => node.uid);
       this.nodes.set(name, node);
@@ -141,12 +143,18 @@ export class SimulatedNodes {
           const at = start + round * leasePeriod + (n.index * leasePeriod) / list.length;
           const wait = at - Date.now();
           if (wait > 0) await sleep(wait, signal);
+          // A node whose previous heartbeat is still in flight (a slow server) skips this one: two renewals of one
+          // Lease at once would conflict.
+          if (n.busy) continue;
+          n.busy = true;
           void n.lease
             .renew()
-            .catch((err: unknown) => log.info('Failed to renew a simulated lease', { node: n.name, err: String(err) }));
-          void n.status.post(this.statusOf(n)).catch((err: unknown) => {
-            if (isNotFound(err)) n.status.reset();
-          });
+            .catch((err: unknown) => log.info('Failed to renew a simulated lease', { node: n.name, err: String(err) }))
+            .then(() => n.status.post(this.statusOf(n)))
+            .catch((err: unknown) => {
+              if (isNotFound(err)) n.status.reset();
+            })
+            .finally(() => (n.busy = false));
         }
         round++;
       }
