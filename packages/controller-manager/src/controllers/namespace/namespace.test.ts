@@ -134,3 +134,33 @@ test('another finalizer of spec.finalizers is left for its owner; the namespace 
   await waitFor('namespace shared to be removed', () => gone(NamespaceKind, nsName));
   expect(h.errors).toEqual([]);
 });
+
+test('a namespace changed by another writer while it terminates is still finalized (conflicts are retried)', async () => {
+  const nsName = 'busy';
+  await h.client.resource(NamespaceKind).create({ metadata: { name: nsName } });
+  for (let i = 0; i < 5; i++)
+    await h.client.resource(ConfigMapKind, nsName).create({ metadata: { name: `cm-${i}` }, data: {} });
+  await h.client.resource(NamespaceKind).delete(nsName);
+  let stop = false;
+  let writes = 0;
+  const writer = (async () => {
+    while (!stop) {
+      try {
+        const ns = await h.client.resource(NamespaceKind).get(nsName);
+        await h.client
+          .resource(NamespaceKind)
+          .update({ ...ns, metadata: { ...ns.metadata, labels: { n: String(++writes) } } });
+      } catch {
+        // a conflict with the controller's status write, or the namespace is gone
+      }
+    }
+  })();
+  try {
+    await waitFor('namespace busy to be removed', () => gone(NamespaceKind, nsName));
+  } finally {
+    stop = true;
+    await writer;
+  }
+  expect(writes).toBeGreaterThan(0);
+  expect(h.errors).toEqual([]);
+});

@@ -7,12 +7,13 @@ import { ttlAfterFinishedController } from './index';
 jest.setTimeout(90_000);
 
 let h: ControllerHarness;
+let stopTTL: () => Promise<void>;
 const NS = 'ttl';
 
 beforeAll(async () => {
   h = await startControllerHarness();
   await h.client.resource(NamespaceKind).create({ metadata: { name: NS } });
-  h.start(ttlAfterFinishedController);
+  stopTTL = h.start(ttlAfterFinishedController);
   // Foreground deletion needs the garbage collector to finish.
   h.start(garbageCollectorController);
 });
@@ -86,4 +87,16 @@ test('a TTL raised before it expires is honoured (the Job is read again before d
   // Past the first TTL (5 s after the condition, which is at most 1 s before `finished`).
   await new Promise((r) => setTimeout(r, Math.max(0, finished + 6500 - Date.now())));
   expect(await gone('raised')).toBe(false);
+});
+
+test('with the TTLAfterFinished gate off the controller does nothing', async () => {
+  await stopTTL();
+  stopTTL = h.start(ttlAfterFinishedController, (o) => {
+    o.gateEnabled = false;
+  });
+  await jobs().create(newJob('gated', 0));
+  await finish('gated', 'Complete');
+  await new Promise((r) => setTimeout(r, 2000));
+  expect(await gone('gated')).toBe(false);
+  expect(h.errors).toEqual([]);
 });
