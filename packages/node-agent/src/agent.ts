@@ -286,6 +286,7 @@ export class Agent {
     const v = this.d.values;
     mkdirSync(v.rootDir, { recursive: true });
     await this.d.runtime.start?.(signal);
+    this.syncer.idScheme = (await this.d.runtime.version()).runtimeName;
     const loops: Promise<void>[] = [];
     const cs = this.d.clientset;
     if (cs) {

@@ -123,6 +123,8 @@ export function gracePeriodOf(pod: Pod | undefined): number {
 /** Syncs pods. One instance serves every pod of the node; per-pod calls are serialized by the pod workers. */
 export class PodSyncer {
   readonly backoff = new Backoff();
+  /** Scheme of container ids in the status (`containerd://`); the runtime's name until the agent learns it. */
+  idScheme = '';
   private readonly waiting = new Map<string, Waiting>();
   private readonly startTimes = new Map<string, string>();
   private readonly lastPods = new Map<string, Pod>();
@@ -517,7 +519,7 @@ export class PodSyncer {
           ...(x.message ? { message: x.message } : {}),
           ...(toRfc3339(x.startedAt) ? { startedAt: toRfc3339(x.startedAt) } : {}),
           ...(toRfc3339(x.finishedAt) ? { finishedAt: toRfc3339(x.finishedAt) } : {}),
-          containerID: `${this.d.runtime.name}://${x.id}`,
+          containerID: `${this.idScheme || this.d.runtime.name}://${x.id}`,
         },
       });
       let state: ApiContainerStatus['state'];
@@ -567,7 +569,7 @@ export class PodSyncer {
         restartCount,
         image: c.image ?? '',
         imageID: cur?.imageRef ?? '',
-        ...(cur ? { containerID: `${this.d.runtime.name}://${cur.id}` } : {}),
+        ...(cur ? { containerID: `${this.idScheme || this.d.runtime.name}://${cur.id}` } : {}),
         started,
       };
     };

@@ -1,0 +1,72 @@
+/**
+ * `--simulate-nodes`: one agent process hosts several nodes against a real API server; each registers Ready,
+ * renews its Lease, and runs the pods bound to it as no-op containers that are Running and Ready at once.
+ */
+import { type Lease, LeaseKind, type Node, NodeKind, type Pod, PodKind } from '@platform/api';
+
+import { type AgentProcess, startAgent, startCluster, type TestCluster, waitFor } from '../../testing/support';
+
+jest.setTimeout(180_000);
+
+let cluster: TestCluster;
+let agent: AgentProcess;
+const N = 5;
+
+beforeAll(async () => {
+  cluster = await startCluster();
+  agent = await startAgent(cluster, 'unused', [
+    `--simulate-nodes=${N}`,
+    '--simulate-node-prefix=sim',
+    '--node-lease-duration-seconds=4',
+  ]);
+});
+
+afterAll(async () => {
+  if (process.env.AGENT_LOG) process.stderr.write(agent?.output() ?? '');
+  await agent?.stop();
+  await cluster?.stop();
+});
+
+test('every simulated node is Ready and keeps renewing its Lease', async () => {
+  await waitFor(
+    'all nodes Ready',
+    async () => {
+      const nodes = (await cluster.clientset.resource(NodeKind).list()).items as Node[];
+      const ready = nodes.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      return ready.length === N;
+    },
+    90_000,
+  );
+  const renewals = async (): Promise<Map<string, string>> =>
+    new Map(
+      ((await cluster.clientset.resource(LeaseKind, 'node-lease').list()).items as Lease[]).map((l) => [
+        l.metadata?.name ?? '',
+        String(l.spec?.renewTime),
+      ]),
+    );
+  await waitFor('every lease created', async () => (await renewals()).size === N);
+  const first = await renewals();
+  await waitFor('every lease renewed again', async () => {
+    const now = await renewals();
+    return [...first].every(([name, t]) => now.get(name) !== undefined && now.get(name) !== t);
+  });
+});
+
+test('pods bound to simulated nodes are Running and Ready, and deleted at once', async () => {
+  const pods = cluster.clientset.resource(PodKind, 'default');
+  for (let i = 0; i < 10; i++)
+    await pods.create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: `p${i}` },
+      spec: { nodeName: `sim-${i % N}`, containers: [{ name: 'c', image: 'busybox' }] },
+    } as never);
+  await waitFor('10 pods Ready', async () => {
+    const items = (await pods.list()).items as Pod[];
+    return (
+      items.filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length === 10
+    );
+  });
+  await pods.delete('p0');
+  await waitFor('p0 gone', async () => !((await pods.list()).items as Pod[]).some((p) => p.metadata?.name === 'p0'));
+});
