@@ -28,6 +28,7 @@ import {
 import { metaNamespaceKey, ResourceClient, runWorkers, splitMetaNamespaceKey, WorkQueue } from '@platform/client';
 
 import { type ControllerContext, type ControllerDefinition } from '../../controller';
+import { waitForSynced } from '../util/wait-synced';
 
 /** How long an evicted pod counts as disrupted when its deletion is not observed (Kubernetes' DeletionTimeout). */
 export const DELETION_TIMEOUT_MS = 2 * 60_000;
@@ -296,7 +297,7 @@ async function run(ctx: ControllerContext): Promise<void> {
   };
   ctx.signal.addEventListener('abort', stop, { once: true });
   try {
-    if (!(await ctx.informers.waitForCacheSync(ctx.signal))) return;
+    if (!(await waitForSynced(ctx.signal, [pdbs, pods, rcs, rss, deployments, statefulSets]))) return;
     const onError = (key: string, err: unknown): void => {
       if (ctx.signal.aborted) return;
       // A conflict is the cache lagging behind the budget's latest write: the requeued sync reads it again.

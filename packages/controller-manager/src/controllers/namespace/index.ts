@@ -16,6 +16,7 @@ import {
 import { durationFlag, type FlagDef, intFlag } from '@platform/common';
 
 import { type ControllerContext, type ControllerDefinition, ControllerOptions } from '../../controller';
+import { waitForSynced } from '../util/wait-synced';
 import { NamespacedResourcesDeleter, ResourcesRemainingError } from './deleter';
 
 /** The values of the namespace controller's options. */
@@ -110,7 +111,7 @@ async function run(ctx: ControllerContext, o: NamespaceControllerConfig): Promis
 
   const stop = (): void => queue.shutDown();
   ctx.signal.addEventListener('abort', stop, { once: true });
-  if (!(await ctx.informers.waitForCacheSync(ctx.signal))) {
+  if (!(await waitForSynced(ctx.signal, [informer]))) {
     queue.shutDown();
     return;
   }

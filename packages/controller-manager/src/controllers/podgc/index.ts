@@ -11,6 +11,7 @@ import { isNotFound, NodeKind, type Pod, PodKind } from '@platform/api';
 import { type FlagDef, INT32, intFlag } from '@platform/common';
 
 import { type ControllerContext, type ControllerDefinition, ControllerOptions } from '../../controller';
+import { waitForSynced } from '../util/wait-synced';
 
 /** The values of the pod garbage collector's options. */
 export interface PodGCControllerConfig {
@@ -115,7 +116,7 @@ async function run(ctx: ControllerContext, o: PodGCControllerConfig): Promise<vo
     await Promise.all(victims.map(forceDelete));
   };
 
-  if (!(await ctx.informers.waitForCacheSync(ctx.signal))) return;
+  if (!(await waitForSynced(ctx.signal, [pods, nodes]))) return;
   while (!ctx.signal.aborted) {
     const all = pods.indexer.list();
     await gcTerminated(all);

@@ -10,6 +10,7 @@ import { metaNamespaceKey, runWorkers, splitMetaNamespaceKey, WorkQueue } from '
 import { CONTROL_PLANE_FEATURES, type FeatureGateReader, type FlagDef, INT32, intFlag } from '@platform/common';
 
 import { type ControllerContext, type ControllerDefinition, ControllerOptions } from '../../controller';
+import { waitForSynced } from '../util/wait-synced';
 
 /** The values of the controller's options. */
 export interface TTLAfterFinishedConfig {
@@ -136,7 +137,7 @@ async function run(ctx: ControllerContext, o: TTLAfterFinishedConfig): Promise<v
   const stop = (): void => queue.shutDown();
   ctx.signal.addEventListener('abort', stop, { once: true });
   try {
-    if (!(await ctx.informers.waitForCacheSync(ctx.signal))) return;
+    if (!(await waitForSynced(ctx.signal, [jobs]))) return;
     await runWorkers(queue, o.workers, sync, (key, err) => {
       if (!ctx.signal.aborted) ctx.logger.error('Error cleaning up Job', { job: key, error: String(err) });
     });
