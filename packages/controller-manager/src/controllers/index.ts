@@ -10,6 +10,7 @@ import { disruptionController } from './disruption';
 import { garbageCollectorController } from './garbagecollector';
 import { jobController } from './job';
 import { namespaceController } from './namespace';
+import { nodeLifecycleController } from './nodelifecycle';
 import { podGCController } from './podgc';
 import { resourceQuotaController } from './resourcequota';
 import { replicaSetController } from './replicaset';
@@ -34,4 +35,5 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   podGCController,
   ttlAfterFinishedController,
   disruptionController,
+  nodeLifecycleController,
 ];
