@@ -136,7 +136,8 @@ async function startServer(dir: string, storeServers: string): Promise<ServerPro
     '--endpoint-reconciler-type=none',
     '--enable-priority-and-fairness=false',
   ];
-  return startServerProcess({ args, port, certDir, readyTimeoutMs: 60_000 });
+  // From sources on a busy machine, transpiling the server takes a minute.
+  return startServerProcess({ args, port, certDir, readyTimeoutMs: 180_000 });
 }
 
 async function soak(storeName: string, dir: string, storeServers: string): Promise<Result> {
