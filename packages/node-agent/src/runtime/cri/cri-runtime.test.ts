@@ -1,13 +1,31 @@
 import { mkdirSync, readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { describeWithContainerd, startContainerd, TEST_IMAGE, type TestContainerd } from '../../testing/containerd';
 import { isRuntimeError, LABEL_POD_UID, type ContainerConfig, type PodSandboxConfig } from '../runtime';
 import { CriRuntime, nanosToMillis, toCriSandboxConfig } from './cri-runtime';
+import { exitCodeOf } from './streaming';
 
 test('nanosecond timestamps become milliseconds; unset is 0', () => {
   expect(nanosToMillis('1700000000123456789')).toBe(1700000000123);
   expect(nanosToMillis('0')).toBe(0);
   expect(nanosToMillis(undefined)).toBe(0);
+});
+
+test('the exit code comes from the error channel’s Status', () => {
+  expect(exitCodeOf('')).toEqual({ exitCode: 0 });
+  expect(exitCodeOf('{"status":"Success"}')).toEqual({ exitCode: 0 });
+  const failure = {
+    status: 'Failure',
+    message: 'command terminated with non-zero exit code',
+    reason: 'NonZeroExitCode',
+    details: { causes: [{ reason: 'ExitCode', message: '7' }] },
+  };
+  expect(exitCodeOf(JSON.stringify(failure)).exitCode).toBe(7);
+  expect(exitCodeOf('{"status":"Failure","message":"no such container"}')).toEqual({
+    exitCode: -1,
+    message: 'no such container',
+  });
 });
 
 test('a host-network sandbox is sent without a hostname', () => {
@@ -178,6 +196,58 @@ describeWithContainerd('CriRuntime against a real containerd', () => {
     await expect(rt.podSandboxStatus(sandboxId)).rejects.toMatchObject({ code: 'NotFound' });
     expect(await rt.listContainers()).toEqual([]);
     expect(await rt.listPodSandboxes({ labelSelector: { [LABEL_POD_UID]: 'u1' } })).toEqual([]);
+  }, 60000);
+
+  test('exec and attach on plain streams through the runtime’s streaming server', async () => {
+    const sc = sandboxConfig('u3');
+    const sandboxId = await rt.runPodSandbox(sc);
+    const id = await rt.createContainer(
+      sandboxId,
+      containerConfig('t', 'while true; do echo tick; sleep 0.2; done'),
+      sc,
+    );
+    await rt.startContainer(id);
+    const collect = (): { stream: PassThrough; text: () => string } => {
+      const stream = new PassThrough();
+      let text = '';
+      stream.on('data', (b: Buffer) => (text += b.toString()));
+      return { stream, text: () => text };
+    };
+    const out = collect();
+    const err = collect();
+    const code = await rt.exec(
+      {
+        containerId: id,
+        cmd: ['sh', '-c', 'echo out; echo err >&2; exit 5'],
+        tty: false,
+        stdin: false,
+        stdout: true,
+        stderr: true,
+      },
+      { stdout: out.stream, stderr: err.stream },
+    );
+    expect([code, out.text(), err.text()]).toEqual([5, 'out\n', 'err\n']);
+
+    const input = new PassThrough();
+    const echoed = collect();
+    const reading = rt.exec(
+      { containerId: id, cmd: ['head', '-n', '1'], tty: false, stdin: true, stdout: true, stderr: true },
+      { stdin: input, stdout: echoed.stream },
+    );
+    setTimeout(() => input.write('through stdin\n'), 200);
+    expect(await reading).toBe(0);
+    expect(echoed.text()).toBe('through stdin\n');
+
+    const attached = collect();
+    const ac = new AbortController();
+    const attaching = rt.attach(
+      { containerId: id, tty: false, stdin: false, stdout: true, stderr: true },
+      { stdout: attached.stream, signal: ac.signal },
+    );
+    await waitFor('output through attach', async () => (attached.text().includes('tick') ? true : undefined));
+    ac.abort();
+    await attaching;
+    await rt.removePodSandbox(sandboxId);
   }, 60000);
 
   test('removing a running container or a running sandbox kills it first', async () => {

@@ -33,8 +33,10 @@ import {
   type RuntimeErrorCode,
   type RuntimeStatus,
   type RuntimeVersion,
+  type StreamOptions,
 } from '../runtime';
 import { CriClient, CriError, type CriApiVersion } from './client';
+import { streamSession } from './streaming';
 import type * as T from './types';
 
 /** Options of `CriRuntime`. */
@@ -520,6 +522,27 @@ export class CriRuntime implements Runtime {
         o,
       ),
     }));
+  }
+
+  /** Exec on plain streams, through the runtime's streaming server (WebSocket, v4.channel.k8s.io). */
+  async exec(req: ExecRequest, streams: StreamOptions): Promise<number> {
+    const { url } = await this.getExec(
+      { ...req, stdin: req.stdin && !!streams.stdin },
+      streams.signal ? { signal: streams.signal } : {},
+    );
+    const r = await streamSession(url, streams);
+    if (r.exitCode < 0) throw new RuntimeError('Unknown', r.message ?? 'exec failed');
+    return r.exitCode;
+  }
+
+  /** Attach on plain streams, through the runtime's streaming server; resolves when the session ends. */
+  async attach(req: AttachRequest, streams: StreamOptions): Promise<void> {
+    const { url } = await this.getAttach(
+      { ...req, stdin: req.stdin && !!streams.stdin },
+      streams.signal ? { signal: streams.signal } : {},
+    );
+    const r = await streamSession(url, streams);
+    if (r.exitCode < 0 && !streams.signal?.aborted) throw new RuntimeError('Unknown', r.message ?? 'attach failed');
   }
 
   getAttach(req: AttachRequest, o: CallOptions = {}): Promise<{ url: string }> {

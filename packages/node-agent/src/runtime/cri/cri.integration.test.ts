@@ -7,6 +7,7 @@
  * cannot run.
  */
 import { request as httpsRequest } from 'node:https';
+import { PassThrough } from 'node:stream';
 
 import { type Node, NodeKind, type Pod, PodKind } from '@platform/api';
 
@@ -20,6 +21,7 @@ import {
 } from '../../testing/containerd';
 import { LABEL_POD_UID } from '../runtime';
 import { CriClient } from './client';
+import { streamSession } from './streaming';
 
 jest.setTimeout(120_000);
 
@@ -141,6 +143,24 @@ describeWithContainerd('the node agent runs pods through containerd (remote runt
     });
     expect(logs.status).toBe(200);
     expect(logs.body).toBe('hello from sh as 0\n');
+
+    // `kubectl exec` against the agent: its /exec WebSocket, through containerd's streaming server.
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (b: Buffer) => (text += b.toString()));
+    const q = [
+      'container=main',
+      'output=1',
+      'error=1',
+      ...['sh', '-c', 'cat /tmp/ready && echo in-$HOSTNAME; exit 4'].map((c) => `command=${encodeURIComponent(c)}`),
+    ];
+    const r = await streamSession(
+      `wss://127.0.0.1:${agent.ports.port}/exec/default/web?${q.join('&')}`,
+      { stdout: out, stderr: out },
+      { rejectUnauthorized: false },
+    );
+    expect(r.exitCode).toBe(4);
+    expect(text).toMatch(/^in-/);
   });
 
   test('a failing container restarts and keeps its last state', async () => {
