@@ -173,6 +173,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   let running: RunningControllers | undefined;
   let leading = !le.leaderElect;
   let server: SecureServer | undefined;
+  let lostAt: number | undefined;
   try {
     const serving = collected.secureServing;
     if (serving && serving.port !== 0) {
@@ -212,7 +213,6 @@ export async function main(argv: readonly string[]): Promise<number> {
     await logging.close();
     return 1;
   }
-  let lostAt: number | undefined;
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   process.once('SIGTERM', onSignal);

@@ -26,8 +26,8 @@ export interface DaemonProcess {
   kill(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-function launch(bin: string, args: string[]): DaemonProcess {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function launch(bin: string, args: string[], nodeArgs: string[] = []): DaemonProcess {
+  const child = spawn(process.execPath, [...nodeArgs, bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
@@ -66,20 +66,27 @@ export interface ApiServer {
   stop(): Promise<void>;
 }
 
-/** Starts the API server binary on a free port, with a token file of one admin and a client configuration. */
-export async function startApiServer(): Promise<ApiServer> {
+/**
+ * Starts the API server binary on a free port, with a token file of one admin and a client configuration.
+ * `nodeOptions` (space-separated) are given to its Node.js (`--cpu-prof` for the benchmark).
+ */
+export async function startApiServer(nodeOptions?: string): Promise<ApiServer> {
   const dir = mkdtempSync(join(tmpdir(), 'cm-it-'));
   const port = await freePort();
   const url = `https://127.0.0.1:${port}`;
   const tokenFile = join(dir, 'tokens.csv');
   writeFileSync(tokenFile, 'cm-test-token,admin,admin,"system:masters"\n');
-  const p = launch(APISERVER, [
-    `--store-servers=sqlite://${join(dir, 'state.db')}`,
-    `--secure-port=${port}`,
-    '--bind-address=127.0.0.1',
-    `--cert-dir=${join(dir, 'pki')}`,
-    `--token-auth-file=${tokenFile}`,
-  ]);
+  const p = launch(
+    APISERVER,
+    [
+      `--store-servers=sqlite://${join(dir, 'state.db')}`,
+      `--secure-port=${port}`,
+      '--bind-address=127.0.0.1',
+      `--cert-dir=${join(dir, 'pki')}`,
+      `--token-auth-file=${tokenFile}`,
+    ],
+    nodeOptions ? nodeOptions.split(' ') : [],
+  );
   await waitFor('the API server to be ready', async () => (await readyz(url)) === 200, 60_000).catch((err: Error) => {
     throw new Error(`${err.message}\n${p.output()}`);
   });
