@@ -6,11 +6,12 @@ import { isJobFinished, jobController } from './job-controller';
 jest.setTimeout(120_000);
 
 let h: ControllerHarness;
+let stopController: () => Promise<void>;
 const NS = 'default';
 
 beforeAll(async () => {
   h = await startControllerHarness();
-  h.start(jobController, (c) => {
+  stopController = h.start(jobController, (c) => {
     c.backoffBaseMs = 100;
     c.backoffMaxMs = 400;
     c.indexedJob = true;
@@ -200,4 +201,38 @@ test('adopts an orphan pod matching the selector and releases a pod that stops m
   });
   await waitFor('one active', async () => (await activePodsOf('adopt')).length === 1);
   expect(orphan.metadata?.uid).toBeDefined();
+});
+
+test('status stays right while another client keeps writing the job (conflicts)', async () => {
+  await jobs().create(newJob('busy', { completions: 4, parallelism: 4 }));
+  await waitFor('4 active pods', async () => (await activePodsOf('busy')).length === 4);
+  let writing = true;
+  const writer = (async () => {
+    for (let i = 0; writing; i++) {
+      await jobs().patch('busy', 'merge', { metadata: { annotations: { touched: String(i) } } });
+    }
+  })();
+  try {
+    for (const p of await activePodsOf('busy')) await finish(p, 'Succeeded');
+    await waitFor('Complete', async () => isJobFinished(await jobs().get('busy')));
+  } finally {
+    writing = false;
+    await writer;
+  }
+  const job = await jobs().get('busy');
+  expect(job.status?.succeeded).toBe(4);
+  expect(job.status?.conditions?.filter((c) => c.type === 'Complete')).toHaveLength(1);
+  expect((await podsOf('busy')).length).toBe(4);
+});
+
+test('an Indexed job is left alone while the IndexedJob gate is off', async () => {
+  await stopController();
+  h.start(jobController); // the gate's default: off
+  await jobs().create(newJob('gated', { completions: 2, completionMode: 'Indexed' }));
+  await waitFor('IndexedJobDisabled', async () =>
+    (await events('gated')).includes(
+      'Warning IndexedJobDisabled Skipped Indexed Job sync because feature is disabled.',
+    ),
+  );
+  expect(await podsOf('gated')).toHaveLength(0);
 });

@@ -1,0 +1,8 @@
+export {
+  daemonSetController,
+  DaemonSetControllerOptions,
+  type DaemonSetControllerConfig,
+  nodeShouldRunDaemonPod,
+  targetNodeName,
+  DAEMONSET_HASH_LABEL,
+} from './daemonset-controller';
