@@ -6,7 +6,7 @@ import { type Lease, LeaseKind, type Node, NodeKind, type Pod, PodKind } from '@
 
 import { type AgentProcess, startAgent, startCluster, type TestCluster, waitFor } from '../../testing/support';
 
-jest.setTimeout(180_000);
+jest.setTimeout(240_000);
 
 let cluster: TestCluster;
 let agent: AgentProcess;
@@ -35,7 +35,7 @@ test('every simulated node is Ready and keeps renewing its Lease', async () => {
       const ready = nodes.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
       return ready.length === N;
     },
-    90_000,
+    150_000,
   );
   const renewals = async (): Promise<Map<string, string>> =>
     new Map(
