@@ -324,9 +324,9 @@ describe('fuzz', () => {
     ] as const;
     const subresources = ['status', 'scale', 'binding', 'log', 'eviction', 'nope', '..', '%00'];
     const pathShape = (): string => {
-      const [gv, res] = rand() < 0.4 ? resources[Math.floor(rand() * 3)]! : pick(resources);
-      const ns = rand() < 0.5 ? 'fz' : pick(namespaces);
-      const name = rand() < 0.6 ? pick(badNames) : pick(goodNames);
+      const [gv, res] = rand() < 0.6 ? resources[Math.floor(rand() * 3)]! : pick(resources);
+      const ns = rand() < 0.7 ? 'fz' : pick(namespaces);
+      const name = rand() < 0.5 ? pick(badNames) : pick(goodNames);
       switch (Math.floor(rand() * 12)) {
         case 0:
           return `/${gv}/${res}`;
