@@ -29,6 +29,12 @@ import {
 /** Thrown when an item should not be retried (a cluster-scoped object naming a namespaced owner). */
 export class ForgetItemError extends Error {}
 
+/**
+ * A reference to a kind the client does not know: retried (it may be served later), and logged quietly, as 1.21
+ * logs its restMappingError at a high verbosity.
+ */
+export class RestMappingError extends Error {}
+
 /** The result of looking at an item; `requeue` asks for another look later (rate limited). */
 export type AttemptResult = 'done' | 'requeue';
 
@@ -47,7 +53,7 @@ export class Collector {
 
   private kindOf(apiVersion: string, kind: string): Kind {
     const k = this.client.rest.scheme.kindFor(apiVersion, kind);
-    if (!k) throw new Error(`unable to get REST mapping for ${apiVersion}/${kind}.`);
+    if (!k) throw new RestMappingError(`unable to get REST mapping for ${apiVersion}/${kind}.`);
     return k;
   }
 

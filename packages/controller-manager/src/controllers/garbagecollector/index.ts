@@ -11,7 +11,7 @@ import { boolFlag, type FlagDef, intFlag } from '@platform/common';
 
 import { type ControllerContext, type ControllerDefinition, ControllerOptions } from '../../controller';
 import { discoverPreferredResources } from '../util/discovery';
-import { Collector } from './collector';
+import { Collector, RestMappingError } from './collector';
 import { DependencyGraph, type Identity } from './graph';
 
 /** The values of the garbage collector's options. */
@@ -163,7 +163,8 @@ async function run(ctx: ControllerContext, o: GarbageCollectorConfig): Promise<v
       if (ctx.signal.aborted || err instanceof RequeueError) return;
       const node = graph.get(uid);
       const fields = { item: node ? JSON.stringify(node.identity) : uid, error: String(err) };
-      if (isConflict(err)) ctx.logger.info(`Conflict ${what}; requeued`, fields);
+      if (err instanceof RestMappingError) ctx.logger.debug(`Error syncing item (${what})`, fields);
+      else if (isConflict(err)) ctx.logger.info(`Conflict ${what}; requeued`, fields);
       else ctx.logger.error(`Error syncing item (${what})`, fields);
     };
     await Promise.all([
