@@ -5,6 +5,7 @@
 import { type ControllerDefinition } from '../controller';
 import { clusterRoleAggregationController } from './clusterrole-aggregation';
 import { cronJobController } from './cronjob';
+import { daemonSetController } from './daemonset';
 import { deploymentController } from './deployment';
 import { disruptionController } from './disruption';
 import { garbageCollectorController } from './garbagecollector';
@@ -31,6 +32,7 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   jobController,
   cronJobController,
   statefulSetController,
+  daemonSetController,
   resourceQuotaController,
   podGCController,
   ttlAfterFinishedController,

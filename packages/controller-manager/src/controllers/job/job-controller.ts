@@ -27,7 +27,7 @@ import {
   type ResourceClient,
   WorkQueue,
 } from '@platform/client';
-import { type FlagDef } from '@platform/common';
+import { type FeatureGateReader, type FlagDef } from '@platform/common';
 
 import { type ControllerContext, type ControllerDefinition, ControllerOptions } from '../../controller';
 import {
@@ -69,6 +69,7 @@ export interface JobControllerConfig {
 /** The job controller's option family: no flag in 1.21 (`ConcurrentJobSyncs` is 5). */
 export class JobControllerOptions extends ControllerOptions<JobControllerConfig> {
   concurrentJobSyncs = 5;
+  private collected?: { featureGate?: FeatureGateReader };
 
   constructor() {
     super('Job controller');
@@ -78,10 +79,18 @@ export class JobControllerOptions extends ControllerOptions<JobControllerConfig>
     return [];
   }
 
+  /**
+   * Keeps the daemon's collected configuration: its feature gate (`--feature-gates`, applied after this family)
+   * decides IndexedJob when {@link values} is read.
+   */
+  override applyTo(config?: { featureGate?: FeatureGateReader }): void {
+    this.collected = config;
+  }
+
   values(): JobControllerConfig {
     return {
       concurrentJobSyncs: this.concurrentJobSyncs,
-      indexedJob: false,
+      indexedJob: this.collected?.featureGate?.enabled('IndexedJob') ?? false,
       backoffBaseMs: 10_000,
       backoffMaxMs: 360_000,
       now: Date.now,
