@@ -41,6 +41,8 @@ export interface AgentDeps {
   runtime: Runtime;
   /** Absent in standalone mode (no `--clientconfig`). */
   clientset?: Clientset;
+  /** The client of Events, with its own rate limit (`--event-qps`), as the kubelet's event client. */
+  eventClientset?: Clientset;
   log: Logger;
   nodeName: string;
   nodeIp: string;
@@ -82,7 +84,7 @@ export class Agent {
     this.statuses = new StatusManager(d.clientset, d.log.child('status'));
     if (d.clientset)
       this.recorder = new EventRecorder({
-        events: d.clientset.resource(EventKind) as never,
+        events: (d.eventClientset ?? d.clientset).resource(EventKind) as never,
         component: 'node-agent',
         host: d.nodeName,
         qps: v.eventQps,

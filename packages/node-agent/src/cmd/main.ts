@@ -177,6 +177,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 
   let clientset: Clientset | undefined;
+  let eventClientset: Clientset | undefined;
   if (v.clientConfig) {
     try {
       const rest = new RestClient(
@@ -191,6 +192,19 @@ export async function main(argv: readonly string[]): Promise<number> {
         { logger: log.child('client') },
       );
       clientset = new Clientset(rest);
+      // Events have a client of their own (the kubelet's EventClient): they do not take the pods' API budget.
+      eventClientset = new Clientset(
+        new RestClient(
+          {
+            ...loadClientConfig({ clientConfig: v.clientConfig }),
+            contentType: v.apiContentType,
+            qps: v.eventQps,
+            burst: v.eventBurst,
+            userAgent: `${NAME}/v1.21.0`,
+          },
+          { logger: log.child('events-client') },
+        ),
+      );
     } catch (err) {
       return fail('Failed to load the client configuration', { err: String(err) });
     }
@@ -222,7 +236,15 @@ export async function main(argv: readonly string[]): Promise<number> {
       const nodeName = defaultHostname(v.hostnameOverride);
       const nodeIp = v.nodeIp || defaultNodeIp();
       const runtime = makeRuntime(v, nodeIp, log);
-      const agent = new Agent({ values: v, runtime, ...(clientset ? { clientset } : {}), log, nodeName, nodeIp });
+      const agent = new Agent({
+        values: v,
+        runtime,
+        ...(clientset ? { clientset } : {}),
+        ...(eventClientset ? { eventClientset } : {}),
+        log,
+        nodeName,
+        nodeIp,
+      });
       agent.eviction = new EvictionManager({
         values: v,
         log: log.child('eviction'),
