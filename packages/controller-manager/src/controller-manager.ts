@@ -5,6 +5,8 @@
  * (`system:serviceaccount:system:<name>-controller`, a token from the TokenRequest API), an Event recorder per
  * controller, and a health check per controller.
  */
+import { setMaxListeners } from 'node:events';
+
 import { EventKind, isAlreadyExists, isForbidden, isNotFound, NamespaceKind, ServiceAccountKind } from '@platform/api';
 import { Clientset, EventRecorder, InformerFactory, RestClient, type RestConfig, TokenBucket } from '@platform/client';
 import { type HealthCheck, type Logger, type MetricsRegistry } from '@platform/common';
@@ -140,6 +142,8 @@ export async function startControllers(
   signal: AbortSignal,
   startIntervalMs = 0,
 ): Promise<RunningControllers> {
+  // Every request and watch of every controller listens on this signal: dozens of informers are no leak.
+  setMaxListeners(0, signal);
   const cm = new ClientMetrics(config.metrics);
   const clients: RestClient[] = [];
   const adminRest = cm.client(config.rest, config.logger);
@@ -168,7 +172,7 @@ export async function startControllers(
         contentType: config.rest.contentType,
         qps: config.rest.qps,
         burst: config.rest.burst,
-        userAgent: `platform-controller-manager/${def.name}-controller`,
+        userAgent: `platform-controller-manager/${serviceAccountOf(def)}`,
         token,
       };
       scheduleTokenRefresh(admin, serviceAccountOf(def), rest, expiresAt, signal, log);

@@ -70,7 +70,7 @@ export interface ApiServer {
  * Starts the API server binary on a free port, with a token file of one admin and a client configuration.
  * `nodeOptions` (space-separated) are given to its Node.js (`--cpu-prof` for the benchmark).
  */
-export async function startApiServer(nodeOptions?: string): Promise<ApiServer> {
+export async function startApiServer(nodeOptions?: string, extraArgs: string[] = []): Promise<ApiServer> {
   const dir = mkdtempSync(join(tmpdir(), 'cm-it-'));
   const port = await freePort();
   const url = `https://127.0.0.1:${port}`;
@@ -84,6 +84,7 @@ export async function startApiServer(nodeOptions?: string): Promise<ApiServer> {
       '--bind-address=127.0.0.1',
       `--cert-dir=${join(dir, 'pki')}`,
       `--token-auth-file=${tokenFile}`,
+      ...extraArgs,
     ],
     nodeOptions ? nodeOptions.split(' ') : [],
   );

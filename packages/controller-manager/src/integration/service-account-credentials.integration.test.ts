@@ -1,0 +1,62 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { DeploymentKind, EventKind, PodKind, ServiceAccountKind } from '@platform/api';
+
+import { waitFor } from '../testing/harness';
+import { type ApiServer, type DaemonProcess, startApiServer, startControllerManager } from './support';
+
+// RBAC on: each controller acts as its own ServiceAccount, allowed only what its system:controller:<name> role says.
+let api: ApiServer;
+let cm: DaemonProcess | undefined;
+const keyDir = mkdtempSync(join(tmpdir(), 'cm-sa-key-'));
+beforeAll(async () => {
+  // The TokenRequest API needs an issuer and a signing key.
+  const key = join(keyDir, 'sa.key');
+  writeFileSync(
+    key,
+    generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
+  );
+  api = await startApiServer(undefined, [
+    '--authorization-mode=RBAC',
+    '--service-account-issuer=https://platform.local',
+    `--service-account-key-file=${key}`,
+    `--service-account-signing-key-file=${key}`,
+  ]);
+}, 90_000);
+afterAll(async () => {
+  await cm?.kill('SIGKILL');
+  await api?.stop();
+  rmSync(keyDir, { recursive: true, force: true });
+});
+
+test('--use-service-account-credentials: the controllers act as their ServiceAccounts, within their roles', async () => {
+  cm = startControllerManager(api, [
+    '--leader-elect=false',
+    '--use-service-account-credentials',
+    '--controllers=replicaset,deployment,serviceaccount',
+  ]);
+  await api.client.resource(DeploymentKind, 'default').create({
+    metadata: { name: 'sa' },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: 'sa' } },
+      template: { metadata: { labels: { app: 'sa' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+    },
+  });
+  await waitFor('2 pods', async () => (await api.client.resource(PodKind, 'default').list()).items.length === 2).catch(
+    (err: Error) => {
+      throw new Error(`${err.message}\n${cm?.output().slice(-3000) ?? ''}`);
+    },
+  );
+  const sas = api.client.resource(ServiceAccountKind, 'system');
+  for (const name of ['replicaset-controller', 'deployment-controller', 'service-account-controller'])
+    expect((await sas.get(name)).metadata?.name).toBe(name);
+  await waitFor('an Event from the replicaset controller', async () =>
+    (await api.client.resource(EventKind, 'default').list()).items.some(
+      (e) => e.reason === 'SuccessfulCreate' && e.source?.component === 'replicaset-controller',
+    ),
+  );
+}, 120_000);
