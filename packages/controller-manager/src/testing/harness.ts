@@ -3,6 +3,8 @@
  * with the same {@link ControllerContext} the daemon gives them. Tests create objects through `client` and wait
  * for the controllers' writes.
  */
+import { setMaxListeners } from 'node:events';
+
 import { EventKind } from '@platform/api';
 import { startTestServer, testLogger, type TestServer, type TestServerOptions } from '@platform/apiserver';
 import { MetricsRegistry } from '@platform/common';
@@ -63,6 +65,7 @@ export async function startControllerHarness(o: TestServerOptions = {}): Promise
     const values = (opts?.values() ?? {}) as O;
     configure?.(values);
     const abort = new AbortController();
+    setMaxListeners(0, abort.signal);
     const cs = new Clientset(rest());
     const informers = new InformerFactory(cs, { minResyncPeriodMs: 0 });
     const ctx: ControllerContext = {
