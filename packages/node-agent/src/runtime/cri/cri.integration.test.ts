@@ -83,10 +83,14 @@ describeWithContainerd('the node agent runs pods through containerd (remote runt
   }
 
   test('the node is Ready and reports containerd as its runtime', async () => {
-    await waitFor('node Ready', async () => {
-      const n = (await cluster.clientset.resource(NodeKind).get(NODE)) as Node;
-      return n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
-    }).catch((err: Error) => {
+    await waitFor(
+      'node Ready',
+      async () => {
+        const n = (await cluster.clientset.resource(NodeKind).get(NODE)) as Node;
+        return n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+      },
+      90_000,
+    ).catch((err: Error) => {
       throw new Error(`${err.message}\n${agent.output().slice(-4000)}`);
     });
     const n = (await cluster.clientset.resource(NodeKind).get(NODE)) as Node;
@@ -137,10 +141,14 @@ describeWithContainerd('the node agent runs pods through containerd (remote runt
     expect(containers.map((c) => c.id)).toEqual([cs!.containerID!.replace(/^\w+:\/\//, '')]);
 
     let logs = { status: 0, body: '' };
-    await waitFor('the logs', async () => {
-      logs = await get(`https://127.0.0.1:${agent.ports.port}/containerLogs/default/web/main`);
-      return logs.body.includes('hello from');
-    });
+    await waitFor(
+      'the logs',
+      async () => {
+        logs = await get(`https://127.0.0.1:${agent.ports.port}/containerLogs/default/web/main`);
+        return logs.body.includes('hello from');
+      },
+      60_000,
+    );
     expect(logs.status).toBe(200);
     expect(logs.body).toBe('hello from sh as 0\n');
 
