@@ -214,3 +214,23 @@ test('a failed pod is deleted and created again', async () => {
     return !!q && q.metadata?.uid !== p?.metadata?.uid;
   });
 });
+
+test('scales and reports status right while another client keeps writing the set (conflicts)', async () => {
+  await sets().create(newSet('busy', { replicas: 2, podManagementPolicy: 'Parallel' }));
+  let writing = true;
+  const writer = (async () => {
+    for (let i = 0; writing; i++) {
+      await sets().patch('busy', 'merge', { metadata: { annotations: { touched: String(i) } } });
+    }
+  })();
+  try {
+    await readyUntil('busy', '2 ready', async () => (await sets().get('busy')).status?.readyReplicas === 2);
+    await sets().patch('busy', 'merge', { spec: { replicas: 4 } });
+    await readyUntil('busy', '4 ready', async () => (await sets().get('busy')).status?.readyReplicas === 4);
+  } finally {
+    writing = false;
+    await writer;
+  }
+  expect(await names('busy')).toEqual(['busy-0', 'busy-1', 'busy-2', 'busy-3']);
+  expect((await sets().get('busy')).status).toMatchObject({ replicas: 4, readyReplicas: 4, updatedReplicas: 4 });
+});
