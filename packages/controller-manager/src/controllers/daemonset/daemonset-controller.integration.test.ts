@@ -230,3 +230,28 @@ test('OnDelete leaves old pods until they are deleted', async () => {
     return ps.length === 2 && ps.filter((x) => x.spec?.containers[0]?.image === 'agent:2').length === 1;
   });
 });
+
+test('status stays right while another client keeps writing the daemon set (conflicts)', async () => {
+  await sets().create(newSet('busy'));
+  let writing = true;
+  const writer = (async () => {
+    for (let i = 0; writing; i++) {
+      await sets().patch('busy', 'merge', { metadata: { annotations: { touched: String(i) } } });
+    }
+  })();
+  try {
+    await waitFor('2 pods', async () => (await podsOf('busy')).length === 2);
+    for (const p of await podsOf('busy')) await makeReady(p);
+    await waitFor('2 ready', async () => (await sets().get('busy')).status?.numberReady === 2);
+  } finally {
+    writing = false;
+    await writer;
+  }
+  expect((await sets().get('busy')).status).toMatchObject({
+    desiredNumberScheduled: 2,
+    currentNumberScheduled: 2,
+    numberAvailable: 2,
+    updatedNumberScheduled: 2,
+  });
+  expect(await nodesOf('busy')).toEqual(['n1', 'n3']);
+});
