@@ -6,7 +6,8 @@
  *   65534); user 0 only when the pod asks for it and the agent runs with `--builtin-allow-root`;
  * - privileged containers and the host PID and IPC namespaces are refused (`CreateContainerConfigError`); every pod
  *   shares the node's network, so the pod IP is the node IP;
- * - a container needs a `command` (there is no image to take an entrypoint from);
+ * - a container needs a `command` (there is no image to take an entrypoint from); `args` alone are taken as the
+ *   command, so `kubectl run --image=busybox -- sleep 3600` works;
  * - volumes are not mounted at their paths (that would change the host): each mount is a symbolic link under the
  *   sandbox's root directory `$PLATFORM_ROOT/<mountPath>`, the container's default working directory;
  * - resource limits go to cgroup v1 controllers (memory, cpu, pids) under `/sys/fs/cgroup/<ctrl>/platform-builtin/`
@@ -268,7 +269,7 @@ export class BuiltinRuntime implements Runtime {
     if (!s) return Promise.reject(new RuntimeError('NotFound', `sandbox ${sandboxId} not found`));
     const sc = config.linux?.securityContext;
     const fail = (m: string): Promise<never> => Promise.reject(new RuntimeError('CreateContainerConfigError', m));
-    if (config.command.length === 0)
+    if (config.command.length === 0 && config.args.length === 0)
       return fail(
         'the builtin runtime needs a command: it has no image to take an entrypoint from (set spec.containers[].command)',
       );
@@ -345,6 +346,7 @@ export class BuiltinRuntime implements Runtime {
         // reported by spawn
       }
     }
+    // Without an image there is no entrypoint: `args` alone (as `kubectl run --image=x -- cmd` gives) is the command.
     const [file, ...args] = [...c.config.command, ...c.config.args];
     const asRoot = process.getuid?.() === 0;
     let proc: ChildProcess;
