@@ -26,8 +26,13 @@ export function checkViewOptions(out: OutputFormat, q: Query): void {
   if (out.view === 'Table') includeObject(q);
 }
 
-function partial(obj: ApiObject, version: string): ApiObject {
-  return { apiVersion: `meta.platform/${version}`, kind: 'PartialObjectMetadata', metadata: obj.metadata ?? {} };
+/** The apiVersion of a view: its group as the request spelled it (`meta.platform` or `meta.k8s.io`). */
+function viewApiVersion(out: OutputFormat, defaultVersion: string): string {
+  return `${out.viewGroup ?? 'meta.platform'}/${out.viewVersion ?? defaultVersion}`;
+}
+
+function partial(obj: ApiObject, apiVersion: string): ApiObject {
+  return { apiVersion, kind: 'PartialObjectMetadata', metadata: obj.metadata ?? {} };
 }
 
 /** The view of one object. */
@@ -37,7 +42,7 @@ export function objectView(obj: ApiObject, out: OutputFormat, scope: RequestScop
       return tableOf([obj], undefined, out, scope, q);
     case 'PartialObjectMetadata':
     case 'PartialObjectMetadataList':
-      return partial(obj, out.viewVersion ?? 'v1');
+      return partial(obj, viewApiVersion(out, 'v1'));
     default:
       return obj;
   }
@@ -51,10 +56,10 @@ export function listView(list: ObjectList, out: OutputFormat, scope: RequestScop
     case 'PartialObjectMetadata':
     case 'PartialObjectMetadataList':
       return {
-        apiVersion: `meta.platform/${out.viewVersion ?? 'v1'}`,
+        apiVersion: viewApiVersion(out, 'v1'),
         kind: 'PartialObjectMetadataList',
         metadata: list.metadata,
-        items: list.items.map((i) => partial(i, out.viewVersion ?? 'v1')),
+        items: list.items.map((i) => partial(i, viewApiVersion(out, 'v1'))),
       } as ApiObject;
     default:
       return list as ApiObject;
@@ -74,6 +79,13 @@ function tableOf(
     listMeta: listMeta ?? {},
     noHeaders: q.get('noHeaders') === 'true',
   });
-  t.apiVersion = `meta.platform/${out.viewVersion ?? 'v1beta1'}`;
+  t.apiVersion = viewApiVersion(out, 'v1beta1');
+  if (out.viewGroup && out.viewGroup !== 'meta.platform') {
+    // The rows' metadata-only objects in the same spelling as the Table.
+    const rowVersion = viewApiVersion({ ...out, viewVersion: 'v1' }, 'v1');
+    for (const row of t.rows) {
+      if (row.object && row.object.kind === 'PartialObjectMetadata') row.object.apiVersion = rowVersion;
+    }
+  }
   return t;
 }

@@ -13,7 +13,9 @@ describe('negotiateOutput', () => {
     ['application/json', 'json', 'object', 'application/json'],
     ['application/yaml', 'yaml', 'object', 'application/yaml'],
     ['application/vnd.platform.protobuf', 'protobuf', 'object', 'application/vnd.platform.protobuf'],
-    ['application/vnd.kubernetes.protobuf', 'protobuf', 'object', 'application/vnd.platform.protobuf'],
+    // client-go's request: Kubernetes' Protobuf name is not served in Accept, its `*/*` gets JSON.
+    ['application/vnd.kubernetes.protobuf, */*', 'json', 'object', 'application/json'],
+    ['application/vnd.kubernetes.protobuf,application/json', 'json', 'object', 'application/json'],
     ['application/vnd.platform.protobuf, application/json', 'protobuf', 'object', 'application/vnd.platform.protobuf'],
     ['application/json;as=Table;g=meta.platform;v=v1beta1', 'json', 'Table', 'application/json'],
     ['application/json;as=Table;g=meta.platform;v=v1', 'json', 'Table', 'application/json'],
@@ -24,11 +26,11 @@ describe('negotiateOutput', () => {
       'PartialObjectMetadataList',
       'application/json',
     ],
-    // kubectl's request: Table of meta.k8s.io is not served here, so its JSON fallback is used.
+    // kubectl's request: meta.k8s.io is an alias of meta.platform.
     [
       'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json',
       'json',
-      'object',
+      'Table',
       'application/json',
     ],
     // q values order the ranges
@@ -41,7 +43,9 @@ describe('negotiateOutput', () => {
   it.each([
     ['text/html'],
     ['application/xml'],
-    ['application/json;as=Table;g=meta.k8s.io;v=v1'],
+    ['application/json;as=Table;g=meta.k8s.io;v=v9'],
+    ['application/json;as=Table;g=meta.example.com;v=v1'],
+    ['application/vnd.kubernetes.protobuf'],
     ['application/json;as=Table;g=meta.platform;v=v9'],
     ['application/json;as=Nope;g=meta.platform;v=v1'],
     ['application/vnd.platform.protobuf;as=Table;g=meta.platform;v=v1'],
@@ -55,6 +59,16 @@ describe('negotiateOutput', () => {
       err = e;
     }
     expect(isNotAcceptable(err)).toBe(true);
+  });
+
+  it('answers a view in the group spelling the request used', () => {
+    const kubectl =
+      'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+    expect(negotiateOutput(kubectl, views)).toMatchObject({ viewGroup: 'meta.k8s.io', viewVersion: 'v1' });
+    expect(negotiateOutput('application/json;as=Table;g=meta.platform;v=v1beta1', views)).toMatchObject({
+      viewGroup: 'meta.platform',
+      viewVersion: 'v1beta1',
+    });
   });
 
   it('offers no views where they do not apply, and no YAML for streams', () => {

@@ -2,12 +2,15 @@
  * Content negotiation (model: apiserver `pkg/endpoints/handlers/negotiation`): which serialization a response uses,
  * from the `Accept` header, and which decoder reads a request body, from its `Content-Type`.
  *
- * Responses: JSON (default, also for `*` ranges), YAML, Protobuf (`application/vnd.platform.protobuf`; Kubernetes'
- * `application/vnd.kubernetes.protobuf` is read as the same). A range may ask for another view with
- * `as=Table;g=meta.platform;v=v1beta1` (or `v=v1`) or `as=PartialObjectMetadata[List]`. Ranges are tried in order of
- * `q`, then as written; one the server cannot serve is skipped, so fallback lists work; when none can be served the
- * answer is 406. Views of another group (kubectl asks for `g=meta.k8s.io`) are skipped, so kubectl falls back to its
- * plain `application/json` range.
+ * Responses: JSON (default, also for `*` ranges), YAML, Protobuf (`application/vnd.platform.protobuf`). A range may
+ * ask for another view with `as=Table;g=meta.platform;v=v1beta1` (or `v=v1`) or `as=PartialObjectMetadata[List]`;
+ * `g=meta.k8s.io` (kubectl's spelling) is an alias of `meta.platform`, and the view is answered in the spelling asked
+ * for. Ranges are tried in order of `q`, then as written; one the server cannot serve is skipped, so fallback lists
+ * work; when none can be served the answer is 406.
+ *
+ * Kubernetes' `application/vnd.kubernetes.protobuf` is read as ours in a request's Content-Type, but in Accept it is
+ * not served: client-go sends `application/vnd.kubernetes.protobuf, *\/*` and cannot read the platform's media type,
+ * so it gets JSON, the default, through its `*\/*` range.
  */
 import { notAcceptable, PROTOBUF_MEDIA_TYPE, unsupportedMediaType } from '@platform/api';
 
@@ -25,6 +28,8 @@ export interface OutputFormat {
   contentType: string;
   /** Table: whether rows carry the object (`includeObject` is a query parameter; this records the media type asked). */
   viewVersion?: string;
+  /** The group of a view as the request spelled it (`meta.platform` or its alias `meta.k8s.io`). */
+  viewGroup?: string;
 }
 
 /** One parsed media range of an Accept header. */
@@ -81,7 +86,8 @@ export function parseAccept(header: string | undefined): MediaRange[] {
   return ranges.map(({ index: _index, ...r }) => r);
 }
 
-const META_GROUP = 'meta.platform';
+/** The group of the views, and the Kubernetes spelling kubectl uses, answered in kind. */
+const META_GROUPS = new Set(['meta.platform', 'meta.k8s.io']);
 const VIEW_VERSIONS: Record<string, string[]> = {
   Table: ['v1', 'v1beta1'],
   PartialObjectMetadata: ['v1', 'v1beta1'],
@@ -92,7 +98,7 @@ function formatOf(r: MediaRange): Format | undefined {
   const full = `${r.type}/${r.subtype}`;
   if (full === JSON_MEDIA_TYPE || full === '*/*' || full === 'application/*') return 'json';
   if (full === YAML_MEDIA_TYPE) return 'yaml';
-  if (full === PROTOBUF_MEDIA_TYPE || full === KUBERNETES_PROTOBUF_MEDIA_TYPE) return 'protobuf';
+  if (full === PROTOBUF_MEDIA_TYPE) return 'protobuf';
   return undefined;
 }
 
@@ -120,12 +126,14 @@ export function negotiateOutput(accept: string | undefined, o: NegotiateOptions)
     if (as === undefined) return { format, view: 'object', contentType: CONTENT_TYPES[format] };
     if (!o.allowViews || format === 'protobuf') continue;
     const versions = VIEW_VERSIONS[as];
-    if (!versions || r.params.g !== META_GROUP || !versions.includes(r.params.v ?? '')) continue;
+    const group = r.params.g ?? '';
+    if (!versions || !META_GROUPS.has(group) || !versions.includes(r.params.v ?? '')) continue;
     return {
       format,
       view: as as View,
       contentType: CONTENT_TYPES[format],
       viewVersion: r.params.v,
+      viewGroup: group,
     };
   }
   throw notAcceptable(SUPPORTED_OUTPUT);

@@ -217,17 +217,39 @@ describe.each(STORES)('content types on %s', (store) => {
       expect([bad.status, bad.json?.reason]).toEqual([400, 'BadRequest']);
     });
 
-    it("falls back to JSON for kubectl 1.20's meta.k8s.io Table request", async () => {
-      const r = await server().request('GET', cms, { headers: { accept: KUBECTL_1_20_ACCEPT } });
+    it("answers kubectl 1.20's meta.k8s.io Table request in that spelling", async () => {
+      const t = server();
+      const r = await t.request('GET', cms, { headers: { accept: KUBECTL_1_20_ACCEPT } });
+      expect([r.status, r.headers['content-type'], r.json.kind, r.json.apiVersion]).toEqual([
+        200,
+        'application/json',
+        'Table',
+        'meta.k8s.io/v1',
+      ]);
+      expect(r.json.rows[0].object).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
+      const beta = await t.request('GET', `${cms}/existing`, {
+        headers: { accept: 'application/json;as=Table;v=v1beta1;g=meta.k8s.io' },
+      });
+      expect([beta.json.kind, beta.json.apiVersion]).toEqual(['Table', 'meta.k8s.io/v1beta1']);
+      const partial = await t.request('GET', cms, {
+        headers: { accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1' },
+      });
+      expect([partial.json.kind, partial.json.apiVersion]).toEqual(['PartialObjectMetadataList', 'meta.k8s.io/v1']);
+      const fallback = await t.request('GET', cms, { headers: { accept: `${TABLE}, application/json` } });
+      expect([fallback.json.kind, fallback.json.apiVersion]).toEqual(['Table', 'meta.platform/v1beta1']);
+    });
+
+    it("answers client-go's Accept (Kubernetes' Protobuf name, then */*) with JSON", async () => {
+      const r = await server().request('GET', cms, {
+        headers: { accept: 'application/vnd.kubernetes.protobuf, */*' },
+      });
       expect([r.status, r.headers['content-type'], r.json.kind]).toEqual([200, 'application/json', 'ConfigMapList']);
-      const fallback = await server().request('GET', cms, { headers: { accept: `${TABLE}, application/json` } });
-      expect(fallback.json.kind).toBe('Table');
     });
 
     it('is 406 when nothing else is acceptable, and for writes', async () => {
       const t = server();
       const onlyK8s = await t.request('GET', cms, {
-        headers: { accept: 'application/json;as=Table;v=v1beta1;g=meta.k8s.io' },
+        headers: { accept: 'application/json;as=Table;v=v9;g=meta.k8s.io' },
       });
       expect([onlyK8s.status, onlyK8s.json?.reason]).toEqual([406, 'NotAcceptable']);
       const write = await t.request('POST', cms, { body: configMap('as-table'), headers: { accept: TABLE } });
