@@ -276,7 +276,6 @@ const INERT: Inert[] = [
     'false',
     'Enable HostPath PV provisioning when running without a cloud provider.',
   ],
-  ['endpoint-updates-batch-period', 'duration', '', 'The length of endpoint updates batching period.'],
   ['endpointslice-updates-batch-period', 'duration', '', 'The length of endpoint slice updates batching period.'],
   ['external-cloud-volume-plugin', 'string', '', 'The plugin to use when cloud provider is set to external.'],
   [
@@ -428,12 +427,6 @@ const INERT: Inert[] = [
     'bool',
     'true',
     'Enables the generic garbage collector. MUST be synced with the corresponding flag of the apiserver.',
-  ],
-  [
-    'concurrent-endpoint-syncs',
-    'int32',
-    '5',
-    'The number of endpoint syncing operations that will be done concurrently.',
   ],
   [
     'concurrent-gc-syncs',

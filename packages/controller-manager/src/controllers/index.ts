@@ -8,6 +8,7 @@ import { cronJobController } from './cronjob';
 import { daemonSetController } from './daemonset';
 import { deploymentController } from './deployment';
 import { disruptionController } from './disruption';
+import { endpointController } from './endpoint';
 import { garbageCollectorController } from './garbagecollector';
 import { jobController } from './job';
 import { namespaceController } from './namespace';
@@ -38,4 +39,5 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   ttlAfterFinishedController,
   disruptionController,
   nodeLifecycleController,
+  endpointController,
 ];
