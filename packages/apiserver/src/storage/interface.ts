@@ -104,6 +104,12 @@ export interface Store {
   /** The store's current revision (the revision of the last write). */
   currentRevision(): Promise<Revision>;
   /**
+   * Asks every watch with progress notifications for one soon, at the revision it has reached (etcd's
+   * `RequestProgress`): a watch cache waiting for a revision newer than its last event learns it has it. Optional:
+   * stores without it send progress on their own schedule only.
+   */
+  requestProgress?(): void;
+  /**
    * Discards history before `revision`: reads at older revisions and watches from before it then fail with
    * Compacted. Compacting at or below the compacted revision is a no-op. RevisionTooLarge beyond the current one.
    */

@@ -116,6 +116,8 @@ export interface Storage {
   delete(key: string, opts?: DeleteOptions): Promise<ApiObject>;
   /** Watches `key` (or every key under it with `recursive`). */
   watch(key: string, opts?: WatchOptions): Watch;
+  /** Asks the store's watches for a progress notification (bookmark) soon, where the store can (see `Store`). */
+  requestProgress?(): void;
   /** Throws when the backing store does not answer in time. */
   readinessCheck(): Promise<void>;
 }
@@ -206,6 +208,10 @@ export class StoreStorage implements Storage {
     private readonly codec: Codec,
     private readonly options: StoreStorageOptions = {},
   ) {}
+
+  requestProgress(): void {
+    this.store.requestProgress?.();
+  }
 
   /** Decodes a stored value; InvalidObject naming the key when the codec fails. */
   decode(kv: KeyValue, rv: Revision = kv.modRevision): ApiObject {

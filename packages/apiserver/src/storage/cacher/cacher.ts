@@ -291,6 +291,9 @@ export class Cacher implements Storage {
   /** Waits until the cache is ready and has reached `rv`; RevisionTooLarge after waitTimeoutMs. */
   private async waitUntilFresh(rv: Revision): Promise<void> {
     if (this.ready && this.rv >= rv) return;
+    // A revision newer than this resource's last event is usually just the store's (a list answered by the store
+    // at its current revision): the underlying watch's next progress tells, so ask for it now.
+    if (this.ready) this.storage.requestProgress?.();
     const deadline = this.now() + this.waitTimeoutMs;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(

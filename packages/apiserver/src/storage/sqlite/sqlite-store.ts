@@ -283,6 +283,11 @@ export class SqliteStore implements Store {
     }
   }
 
+  /** Sends every progress-enabled watch its progress at once (after the events already dispatched to it). */
+  requestProgress(): void {
+    if (!this.closed && !this.broken) this.sendProgress();
+  }
+
   private sendProgress(): void {
     for (const s of this.subscribers) {
       if (s.progress && this.dispatched >= s.after) s.queue.push({ type: 'progress', revision: this.dispatched });
