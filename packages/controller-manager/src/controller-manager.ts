@@ -193,7 +193,14 @@ export async function startControllers(
       client,
       informers,
       startInformers: () => informers.start(signal),
-      recorder: new EventRecorder({ events: client.resource(EventKind), component: `${def.name}-controller` }),
+      // client-go's spam filter as controllers have it in 1.21: per source and object, a burst of 25, then
+      // one Event every five minutes (a ReplicaSet creating 1,000 pods records 25 SuccessfulCreate Events).
+      recorder: new EventRecorder({
+        events: client.resource(EventKind),
+        component: `${def.name}-controller`,
+        qps: 1 / 300,
+        burst: 25,
+      }),
       logger: log,
       metrics: config.metrics,
       signal,
