@@ -6,54 +6,121 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { spawnSync } from 'node:child_process';
+
 import { apiServerCommand } from '@platform/apiserver';
-import { parseCommandLine } from '@platform/common';
+import { type OptionGroup, parseCommandLine } from '@platform/common';
+import { controllerManagerCommand } from '@platform/controller-manager';
+import { nodeAgentCommand } from '@platform/node-agent';
+import { schedulerCommand } from '@platform/scheduler';
+import { type Command } from 'commander';
 import { load } from 'js-yaml';
 
 import { ROOT } from './support/process';
 
-function apiServerErrors(args: string[]): string[] {
-  const { cmd, groups } = apiServerCommand();
+/** Each daemon's own command-line parser, by its program name. */
+const PARSERS: Record<string, () => { cmd: Command; groups: OptionGroup<never>[] }> = {
+  'platform-apiserver': apiServerCommand,
+  'platform-controller-manager': controllerManagerCommand,
+  'platform-scheduler': schedulerCommand,
+  'platform-node-agent': nodeAgentCommand,
+};
+
+/**
+ * What the daemon's parser finds wrong with `args` (empty when it accepts them). The files they name exist on the
+ * target machine (or volume), not here: that a named file is missing is not counted.
+ */
+function flagErrors(program: string, args: string[]): string[] {
+  const parser = PARSERS[program];
+  if (!parser) return [`no such daemon: ${program}`];
+  const { cmd, groups } = parser();
   const r = parseCommandLine(cmd, groups, args, () => {});
-  return r.errors.map((e) => e.message);
+  return r.errors
+    .map((e) => e.message)
+    .filter((m) => !/: file "\/(etc|var\/lib)\/platform\/[^"]+" does not exist$/.test(m));
 }
 
 interface Compose {
-  services: Record<string, { command?: string[]; image?: string; ports?: string[] }>;
+  services: Record<
+    string,
+    { command?: string[]; image?: string; ports?: string[]; healthcheck?: { test?: string[] }; depends_on?: unknown }
+  >;
 }
 
 describe('docker-compose.yml', () => {
   const compose = load(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as Compose;
-  const apiservers = Object.entries(compose.services).filter(([name]) => name.startsWith('apiserver'));
+  const services = Object.entries(compose.services);
+  const named = (prefix: string): string[] => services.map(([n]) => n).filter((n) => n.startsWith(prefix));
 
-  it('runs two API servers on a three-member etcd cluster', () => {
-    expect(apiservers.map(([name]) => name)).toEqual(['apiserver1', 'apiserver2']);
-    expect(Object.keys(compose.services).filter((n) => n.startsWith('etcd'))).toEqual(['etcd1', 'etcd2', 'etcd3']);
+  it('runs the whole cluster: 3 etcd members, 2 API servers, 2 controller managers, 2 schedulers, 2 nodes', () => {
+    expect(named('etcd')).toEqual(['etcd1', 'etcd2', 'etcd3']);
+    expect(named('apiserver')).toEqual(['apiserver1', 'apiserver2']);
+    expect(named('controller-manager')).toEqual(['controller-manager1', 'controller-manager2']);
+    expect(named('scheduler')).toEqual(['scheduler1', 'scheduler2']);
+    expect(named('node')).toEqual(['node1', 'node2']);
   });
 
-  it.each(['apiserver1', 'apiserver2'])('gives %s a command line the API server accepts', (name) => {
-    const command = compose.services[name]?.command ?? [];
-    expect(command[0]).toBe('platform-apiserver');
-    expect(apiServerErrors(command.slice(1))).toEqual([]);
-    expect(command).toContain('--store-servers=http://etcd1:2379,http://etcd2:2379,http://etcd3:2379');
+  it.each(services.filter(([, s]) => PARSERS[s.command?.[0] ?? ''] !== undefined).map(([n]) => n))(
+    'gives %s a command line its daemon accepts',
+    (name) => {
+      const command = compose.services[name]?.command ?? [];
+      expect(flagErrors(command[0]!, command.slice(1))).toEqual([]);
+    },
+  );
+
+  it('points the API servers at every etcd member and elects the controller managers and schedulers', () => {
+    for (const n of named('apiserver'))
+      expect(compose.services[n]?.command).toContain(
+        '--store-servers=http://etcd1:2379,http://etcd2:2379,http://etcd3:2379',
+      );
+    for (const n of [...named('controller-manager'), ...named('scheduler')])
+      expect(compose.services[n]?.command).toContain('--leader-elect=true');
+  });
+
+  it("writes the credentials first, with the platform init command, and checks every service's health", () => {
+    expect(compose.services.init?.command?.slice(0, 2)).toEqual(['platform', 'init']);
+    for (const [name, s] of services) if (name !== 'init') expect(s.healthcheck?.test?.length).toBeGreaterThan(0);
   });
 
   it('publishes the API servers on 127.0.0.1 only', () => {
-    for (const [, s] of apiservers) for (const p of s.ports ?? []) expect(p).toMatch(/^127\.0\.0\.1:/);
+    for (const n of named('apiserver'))
+      for (const p of compose.services[n]?.ports ?? []) expect(p).toMatch(/^127\.0\.0\.1:/);
+    for (const n of services.map(([x]) => x).filter((x) => !x.startsWith('apiserver')))
+      expect(compose.services[n]?.ports).toBeUndefined();
   });
+
+  const dockerCompose = spawnSync('docker-compose', ['version'], { encoding: 'utf8' });
+  (dockerCompose.status === 0 ? it : it.skip)('is valid for docker-compose (config, no Docker engine needed)', () => {
+    const r = spawnSync('docker-compose', ['-f', join(ROOT, 'docker-compose.yml'), 'config', '-q'], {
+      encoding: 'utf8',
+      cwd: ROOT,
+    });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+  if (dockerCompose.status !== 0)
+    console.log('docker-compose is not installed (apt-get install docker-compose): the compose validation is skipped');
 });
 
 describe('deploy/systemd', () => {
-  it('gives the API server unit an option list the API server accepts', () => {
-    const env = readFileSync(join(ROOT, 'deploy', 'systemd', 'apiserver.env'), 'utf8');
-    const m = /^APISERVER_ARGS="([^"]*)"$/m.exec(env);
+  it.each([
+    ['apiserver.env', 'APISERVER_ARGS', 'platform-apiserver'],
+    ['controller-manager.env', 'CONTROLLER_MANAGER_ARGS', 'platform-controller-manager'],
+    ['scheduler.env', 'SCHEDULER_ARGS', 'platform-scheduler'],
+    ['node-agent.env', 'NODE_AGENT_ARGS', 'platform-node-agent'],
+  ])('gives %s an option list its daemon accepts', (file, variable, program) => {
+    const env = readFileSync(join(ROOT, 'deploy', 'systemd', file), 'utf8');
+    const m = new RegExp(`^${variable}="([^"]*)"$`, 'm').exec(env);
     expect(m).not.toBeNull();
     const args = m![1]!.split(/\s+/).filter(Boolean);
-    expect(apiServerErrors(args)).toEqual([]);
+    expect(flagErrors(program, args)).toEqual([]);
   });
 
   it.each([
     ['platform-apiserver.service', 'packages/apiserver/bin/platform-apiserver'],
+    ['platform-controller-manager.service', 'packages/controller-manager/bin/platform-controller-manager'],
+    ['platform-scheduler.service', 'packages/scheduler/bin/platform-scheduler'],
+    ['platform-node-agent.service', 'packages/node-agent/bin/platform-node-agent'],
     ['platform-up.service', 'packages/cluster/bin/platform'],
   ])('%s runs a program of this repository', (unit, bin) => {
     const text = readFileSync(join(ROOT, 'deploy', 'systemd', unit), 'utf8');

@@ -1,0 +1,195 @@
+/**
+ * What a new user does first, on the whole local cluster: `platform up` (what `npm start` runs) with every daemon as
+ * its own process, then Debian's kubectl 1.20: a Deployment ends with running containers (the node agent's builtin
+ * runtime here), scales, rolls out a new template, rolls back, is deleted with each cascade, and its namespace goes.
+ * `platform status`, `logs` and a second `up` on the same directory are checked on the running cluster.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { freePort } from '@platform/apiserver';
+
+import { ensureKubectl, kubectl, type KubectlResult } from './support/kubectl';
+import { type Daemon, ROOT, startDaemon, waitFor } from './support/process';
+
+let dir: string;
+let stateDir: string;
+let kubeconfig: string;
+let cluster: Daemon;
+
+const PLATFORM = join(ROOT, 'packages', 'cluster', 'bin', 'platform');
+const platform = (args: string[]): { status: number | null; stdout: string; stderr: string } => {
+  const r = spawnSync(process.execPath, [PLATFORM, ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+};
+
+beforeAll(async () => {
+  ensureKubectl();
+  dir = mkdtempSync(join(tmpdir(), 'cluster-e2e-'));
+  stateDir = join(dir, '.platform');
+  const port = await freePort();
+  cluster = startDaemon('cluster', 'platform', [
+    'up',
+    `--dir=${stateDir}`,
+    `--port=${port}`,
+    '--node-name=e2e-node',
+    '--container-runtime=builtin',
+  ]);
+  kubeconfig = join(stateDir, 'admin.conf');
+  await waitFor(
+    'platform up to print that the cluster is running',
+    async () => cluster.output().includes('platform is running.'),
+    240_000,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n${cluster.output()}`);
+  });
+}, 300_000);
+
+afterAll(async () => {
+  if (cluster) {
+    const code = await cluster.stop('SIGINT');
+    expect(cluster.output()).toContain('platform: stopped.');
+    expect(code).toBe(0);
+  }
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 120_000);
+
+function ok(r: KubectlResult): string {
+  if (r.status !== 0) throw new Error(`kubectl failed (${String(r.status)}): ${r.stderr}`);
+  return r.stdout;
+}
+
+const k = (args: string[], input?: string): KubectlResult => kubectl(kubeconfig, args, input);
+
+interface PodView {
+  name: string;
+  phase: string;
+  ready: boolean;
+  image: string;
+  node: string;
+  deleting: boolean;
+}
+
+function pods(ns: string, selector: string): PodView[] {
+  const r = k(['get', 'pods', '-n', ns, '-l', selector, '-o', 'json']);
+  if (r.status !== 0) return [];
+  const list = JSON.parse(r.stdout) as {
+    items: {
+      metadata: { name: string; deletionTimestamp?: string };
+      spec: { nodeName?: string; containers: { image: string }[] };
+      status: { phase?: string; conditions?: { type: string; status: string }[] };
+    }[];
+  };
+  return list.items.map((p) => ({
+    name: p.metadata.name,
+    phase: p.status.phase ?? '',
+    ready: (p.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+    image: p.spec.containers[0]?.image ?? '',
+    node: p.spec.nodeName ?? '',
+    deleting: !!p.metadata.deletionTimestamp,
+  }));
+}
+
+/** Waits until exactly `n` pods of the selector run, ready, on the node, with `image`, and no other pod is left. */
+async function runningPods(ns: string, selector: string, n: number, image: string): Promise<PodView[]> {
+  let last: PodView[] = [];
+  await waitFor(
+    `${n} running pods of ${selector} with ${image}`,
+    async () => {
+      last = pods(ns, selector);
+      return (
+        last.length === n &&
+        last.every((p) => p.phase === 'Running' && p.ready && p.image === image && p.node === 'e2e-node' && !p.deleting)
+      );
+    },
+    180_000,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; last seen: ${JSON.stringify(last)}`);
+  });
+  return last;
+}
+
+it('lists every daemon as healthy in platform status', async () => {
+  await waitFor('every daemon healthy', async () => platform(['status', `--dir=${stateDir}`]).status === 0, 120_000);
+  const out = platform(['status', `--dir=${stateDir}`]).stdout;
+  for (const d of ['apiserver', 'controller-manager', 'scheduler', 'node-agent'])
+    expect(out).toMatch(new RegExp(`^${d}\\s+pid \\d+\\s+healthy`, 'm'));
+}, 180_000);
+
+it('refuses a second cluster on the same directory, and names the running one', () => {
+  const r = platform(['up', `--dir=${stateDir}`, '--port=1']);
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain('belongs to a running cluster');
+});
+
+it('shows a daemon log, and names the daemons when asked for an unknown one', () => {
+  const r = platform(['logs', 'apiserver', `--dir=${stateDir}`, '--no-follow']);
+  expect(r.status).toBe(0);
+  expect(r.stdout).toContain('starting apiserver');
+  const bad = platform(['logs', 'nope', `--dir=${stateDir}`, '--no-follow']);
+  expect(bad.status).toBe(1);
+  expect(bad.stderr).toMatch(/there are: .*apiserver/);
+});
+
+it('registers its node as Ready', async () => {
+  await waitFor(
+    'node e2e-node Ready',
+    async () => {
+      const r = k(['get', 'node', 'e2e-node', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']);
+      return r.status === 0 && r.stdout.trim() === 'True';
+    },
+    120_000,
+  );
+}, 180_000);
+
+it('runs a Deployment to running containers, scales it, rolls it out and back, and deletes it', async () => {
+  ok(k(['create', 'namespace', 'shop']));
+  ok(k(['create', 'deployment', 'web', '-n', 'shop', '--image=busybox', '--replicas=3', '--', 'sleep', '3600']));
+  await runningPods('shop', 'app=web', 3, 'busybox');
+
+  ok(k(['scale', 'deployment', 'web', '-n', 'shop', '--replicas=5']));
+  await runningPods('shop', 'app=web', 5, 'busybox');
+
+  ok(k(['set', 'image', 'deployment/web', '-n', 'shop', 'busybox=busybox:2']));
+  const rolled = k(['rollout', 'status', 'deployment/web', '-n', 'shop', '--timeout=180s']);
+  expect(ok(rolled)).toContain('successfully rolled out');
+  await runningPods('shop', 'app=web', 5, 'busybox:2');
+  expect(ok(k(['rollout', 'history', 'deployment/web', '-n', 'shop']))).toMatch(/^2\s/m);
+
+  ok(k(['rollout', 'undo', 'deployment/web', '-n', 'shop']));
+  expect(ok(k(['rollout', 'status', 'deployment/web', '-n', 'shop', '--timeout=180s']))).toContain(
+    'successfully rolled out',
+  );
+  await runningPods('shop', 'app=web', 5, 'busybox');
+
+  // Orphan: the ReplicaSet and its pods stay, without an owner.
+  ok(k(['delete', 'deployment', 'web', '-n', 'shop', '--cascade=orphan']));
+  await waitFor('the ReplicaSets orphaned', async () => {
+    const r = k(['get', 'replicasets', '-n', 'shop', '-o', 'jsonpath={.items[*].metadata.ownerReferences}']);
+    return r.status === 0 && r.stdout.trim() === '';
+  });
+  expect(pods('shop', 'app=web').filter((p) => !p.deleting)).toHaveLength(5);
+
+  // Foreground: the ReplicaSet goes only after its pods.
+  ok(k(['create', 'deployment', 'api', '-n', 'shop', '--image=busybox', '--replicas=2', '--', 'sleep', '3600']));
+  await runningPods('shop', 'app=api', 2, 'busybox');
+  ok(k(['delete', 'deployment', 'api', '-n', 'shop', '--cascade=foreground', '--timeout=180s']));
+  await waitFor(
+    'the api pods gone',
+    async () => pods('shop', 'app=api').length === 0 && k(['get', 'deployment', 'api', '-n', 'shop']).status !== 0,
+    180_000,
+  );
+
+  // The namespace goes with everything in it.
+  ok(k(['delete', 'namespace', 'shop', '--wait=false']));
+  await waitFor(
+    'namespace shop gone',
+    async () => {
+      const r = k(['get', 'namespace', 'shop']);
+      return r.status !== 0 && r.stderr.includes('NotFound');
+    },
+    180_000,
+  );
+}, 900_000);
