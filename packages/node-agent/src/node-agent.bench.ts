@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { type Lease, LeaseKind, NodeKind, type Pod, PodKind } from '@platform/api';
+import { isAlreadyExists, type Lease, LeaseKind, NodeKind, type Pod, PodKind } from '@platform/api';
 
 import { type AgentProcess, startAgent, startCluster, type TestCluster, waitFor } from './testing/support';
 
@@ -27,6 +27,20 @@ function rssMb(pid: number | undefined): number {
     return Math.round(kb / 1024);
   } catch {
     return 0;
+  }
+}
+
+/** A create that a dropped keep-alive connection failed is sent again (409 means the first one landed). */
+async function retry(f: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await f();
+      return;
+    } catch (err) {
+      if (isAlreadyExists(err)) return;
+      if (attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
   }
 }
 
@@ -51,8 +65,8 @@ async function startupLatency(
   let w: Awaited<ReturnType<typeof pods.watch>> | undefined;
   for (let attempt = 0; !w; attempt++) {
     try {
-      const list = await pods.list({ limit: 1 });
-      w = await pods.watch({ resourceVersion: list.metadata?.resourceVersion ?? '0' });
+      // From "0" (any recent state): the pods' watch cache may stand behind a list's revision when no pod changed.
+      w = await pods.watch({ resourceVersion: '0' });
     } catch (err) {
       if (attempt > 30) throw err;
       await new Promise((res) => setTimeout(res, 1000));
@@ -72,16 +86,18 @@ async function startupLatency(
       Array.from({ length: Math.min(batch, n - i) }, async (_, j) => {
         const name = `${prefix}${i + j}`;
         created.set(name, Date.now());
-        await pods.create({
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { name },
-          spec: {
-            nodeName: nodeOf(i + j),
-            terminationGracePeriodSeconds: 1,
-            containers: [{ name: 'c', image: 'busybox', ...(command ? { command } : {}) }],
-          },
-        } as never);
+        await retry(() =>
+          pods.create({
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name },
+            spec: {
+              nodeName: nodeOf(i + j),
+              terminationGracePeriodSeconds: 1,
+              containers: [{ name: 'c', image: 'busybox', ...(command ? { command } : {}) }],
+            },
+          } as never),
+        );
       }),
     );
   }
