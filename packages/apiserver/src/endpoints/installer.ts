@@ -37,6 +37,7 @@ import {
 import { watchHandler } from './handlers/watch';
 import { patchHandler } from './handlers/patch';
 import { negotiateOutput, type OutputFormat } from './negotiation/negotiate';
+import { isTrueParam } from './parse-bool';
 import { isCleanPath, type RequestInfo } from './request-info';
 import { type Serializers, writeError, writeObject } from './responses/writers';
 
@@ -283,7 +284,7 @@ export class ApiInstaller {
           doc as never,
           output.format,
           this.serializers,
-          new URLSearchParams(req.url?.split('?')[1] ?? '').get('pretty') === 'true',
+          isTrueParam(new URLSearchParams(req.url?.split('?')[1] ?? '').get('pretty')),
         );
         return true;
       }

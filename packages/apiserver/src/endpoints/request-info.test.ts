@@ -7,6 +7,12 @@ describe('parseRequestInfo', () => {
     ['GET', '/api/v1/pods?watch=1', 'watch', '', 'v1', '', 'pods', '', ''],
     ['GET', '/api/v1/pods?watch=true&resourceVersion=5', 'watch', '', 'v1', '', 'pods', '', ''],
     ['GET', '/api/v1/pods?watch=false', 'list', '', 'v1', '', 'pods', '', ''],
+    // `watch` as Go's strconv.ParseBool reads it (the Python client sends `True`); a bad value is a list here
+    ['GET', '/api/v1/pods?watch=True', 'watch', '', 'v1', '', 'pods', '', ''],
+    ['GET', '/api/v1/pods?watch=t', 'watch', '', 'v1', '', 'pods', '', ''],
+    ['GET', '/api/v1/pods?watch=TRUE', 'watch', '', 'v1', '', 'pods', '', ''],
+    ['GET', '/api/v1/pods?watch=F', 'list', '', 'v1', '', 'pods', '', ''],
+    ['GET', '/api/v1/pods?watch=yes', 'list', '', 'v1', '', 'pods', '', ''],
     ['GET', '/api/v1/namespaces/default/pods', 'list', '', 'v1', 'default', 'pods', '', ''],
     ['GET', '/api/v1/namespaces/default/pods/web', 'get', '', 'v1', 'default', 'pods', '', 'web'],
     ['GET', '/api/v1/namespaces/default/pods/web?watch=1', 'get', '', 'v1', 'default', 'pods', '', 'web'],

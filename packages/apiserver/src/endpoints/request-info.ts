@@ -11,6 +11,8 @@
  *   /api/v1/watch/...                                   (deprecated watch prefix)
  */
 
+import { isTrueParam } from './parse-bool';
+
 /** The verbs authorization knows for resource requests. */
 export type ResourceVerb =
   'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy';
@@ -51,10 +53,6 @@ function nonResource(path: string, method: string): RequestInfo {
     name: '',
     parts: [],
   };
-}
-
-function isTrue(v: string | null): boolean {
-  return v === '1' || v === 'true';
 }
 
 /**
@@ -150,9 +148,10 @@ export function parseRequestInfo(method: string, url: string): RequestInfo {
   if (rest.length >= 2) info.name = rest[1] as string;
   if (rest.length >= 1) info.resource = rest[0] as string;
 
-  // A collection read is a list (or a watch); a collection delete is a deletecollection.
+  // A collection read is a list (or a watch: `watch` read as Go's ParseBool, `watch=True` included; a bad value is a
+  // list here, and the list handler answers it 400); a collection delete is a deletecollection.
   if (info.name === '' && info.verb === 'get') {
-    info.verb = isTrue(query.get('watch')) ? 'watch' : 'list';
+    info.verb = isTrueParam(query.get('watch')) ? 'watch' : 'list';
   }
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
   // A list or watch narrowed to one name by field selector is authorized like a request for that name.

@@ -5,17 +5,14 @@
 import { badRequest, FieldPath, field, invalid } from '@platform/api';
 
 import { type ListOptions } from '../../registry/rest/rest';
+import { isTrueParam, parseGoBool } from '../parse-bool';
 
 /** The query of a request. */
 export type Query = URLSearchParams;
 
-function isTrue(v: string | null): boolean {
-  return v === 'true' || v === '1';
-}
-
-/** `pretty=true`. */
+/** `pretty=true` (any of Go's true spellings; as in Kubernetes, another value is false, not an error). */
 export function isPretty(q: Query): boolean {
-  return isTrue(q.get('pretty'));
+  return isTrueParam(q.get('pretty'));
 }
 
 /** `dryRun`: only `All` (repeatable) is supported, as in Kubernetes; anything else is 422 naming the value. */
@@ -58,12 +55,20 @@ function parseNonNegativeInt(q: Query, name: string): number | undefined {
   return n;
 }
 
-function parseBool(q: Query, name: string): boolean | undefined {
+/**
+ * A boolean parameter read as Go's `strconv.ParseBool` (`1 t T TRUE true True`, `0 f F FALSE false False`); absent or
+ * empty is undefined, anything else a 400 naming the parameter.
+ */
+export function parseBool(q: Query, name: string): boolean | undefined {
   const v = q.get(name);
   if (v === null || v === '') return undefined;
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
-  throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)}: must be true or false`);
+  const b = parseGoBool(v);
+  if (b === undefined) {
+    throw badRequest(
+      `invalid value for ${name}: ${JSON.stringify(v)}: strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`,
+    );
+  }
+  return b;
 }
 
 /** `gracePeriodSeconds` of a delete (negative values are accepted and mean "immediately", as in Kubernetes). */
@@ -121,6 +126,8 @@ export function parseListOptions(q: Query, isWatch: boolean): ListOptions {
   if (ls) o.labelSelector = ls;
   const fs = q.get('fieldSelector');
   if (fs) o.fieldSelector = fs;
+  // `watch` chose the verb already (request info); a value that is not a boolean is refused here.
+  parseBool(q, 'watch');
   const bookmarks = parseBool(q, 'allowWatchBookmarks');
   if (bookmarks) o.allowWatchBookmarks = true;
   return o;

@@ -26,7 +26,7 @@ import { isPatchError, jsonPatch, mergePatch, strategicMergePatch } from '../../
 import { negotiatePatch, type PatchType } from '../negotiation/negotiate';
 import { writeObject } from '../responses/writers';
 import { decodeObject, loadYaml, parseJson, readBody } from './body';
-import { isPretty, parseDryRun, parseFieldManager, type Query } from './options';
+import { isPretty, parseBool, parseDryRun, parseFieldManager, type Query } from './options';
 import { checkName, fieldManagerOf, trackUpdate, type VerbRequest } from './verbs';
 
 /** The patch types served without server-side apply (the gate off, or an endpoint that keeps no managed fields). */
@@ -39,11 +39,8 @@ const APPLY_ATTEMPTS = 3;
 
 /** `force`: true or false (only valid for apply); anything else is 400. */
 function parseForce(q: Query): boolean | undefined {
-  const v = q.get('force');
-  if (v === null) return undefined;
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0' || v === '') return false;
-  throw badRequest(`invalid value for force: ${JSON.stringify(v)}: must be true or false`);
+  if (q.get('force') === null) return undefined;
+  return parseBool(q, 'force') ?? false;
 }
 
 /** The PatchOptions checks of Kubernetes' `ValidatePatchOptions`: 422 Invalid naming each problem. */

@@ -7,7 +7,7 @@ import { type ApiObject, badRequest, type Table, tableColumns, toTable } from '@
 import { type OutputFormat } from '../negotiation/negotiate';
 import { type ObjectList } from '../../registry/rest/rest';
 import { type RequestScope } from './scope';
-import { type Query } from './options';
+import { parseBool, type Query } from './options';
 
 type IncludeObject = 'None' | 'Object' | 'Metadata';
 
@@ -23,7 +23,10 @@ function includeObject(q: Query): IncludeObject {
 
 /** Checks the query parameters of the negotiated view (400 for a bad one), before a response or stream starts. */
 export function checkViewOptions(out: OutputFormat, q: Query): void {
-  if (out.view === 'Table') includeObject(q);
+  if (out.view === 'Table') {
+    includeObject(q);
+    parseBool(q, 'noHeaders');
+  }
 }
 
 /** The apiVersion of a view: its group as the request spelled it (`meta.platform` or `meta.k8s.io`). */
@@ -77,7 +80,7 @@ function tableOf(
     now: scope.now(),
     includeObject: includeObject(q),
     listMeta: listMeta ?? {},
-    noHeaders: q.get('noHeaders') === 'true',
+    noHeaders: parseBool(q, 'noHeaders') === true,
   });
   t.apiVersion = viewApiVersion(out, 'v1beta1');
   if (out.viewGroup && out.viewGroup !== 'meta.platform') {
