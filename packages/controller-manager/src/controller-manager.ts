@@ -203,6 +203,7 @@ export async function startControllers(
       }),
       logger: log,
       metrics: config.metrics,
+      rootCA: config.rest.ca,
       signal,
       setHealth: (p) => health.set(def.name, p),
     };

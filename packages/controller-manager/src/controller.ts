@@ -30,6 +30,8 @@ export interface ControllerContext {
   readonly logger: Logger;
   /** The process's registry (`/metrics`): give it to work queues (`new WorkQueue({ name, metrics })`). */
   readonly metrics: MetricsRegistry;
+  /** The CA that API server certificates verify against (the client configuration's), when it has one. */
+  readonly rootCA?: Buffer;
   /** Aborted when the controller manager stops (or loses its lease): finish the current sync and return. */
   readonly signal: AbortSignal;
   /**

@@ -15,6 +15,7 @@ import { namespaceController } from './namespace';
 import { nodeLifecycleController } from './nodelifecycle';
 import { podGCController } from './podgc';
 import { resourceQuotaController } from './resourcequota';
+import { rootCACertPublisherController } from './root-ca-cert-publisher';
 import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replicationcontroller';
 import { serviceAccountController } from './serviceaccount';
@@ -39,5 +40,6 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   ttlAfterFinishedController,
   disruptionController,
   nodeLifecycleController,
+  rootCACertPublisherController,
   endpointController,
 ];

@@ -76,6 +76,7 @@ export async function startControllerHarness(o: TestServerOptions = {}): Promise
       recorder: new EventRecorder({ events: cs.resource(EventKind), component: `${def.name}-controller` }),
       logger: testLogger(errors),
       metrics: new MetricsRegistry(),
+      rootCA: Buffer.from(server.ca),
       signal: abort.signal,
       setHealth: (p) => health.set(def.name, p),
     };
