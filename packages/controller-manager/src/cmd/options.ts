@@ -276,7 +276,6 @@ const INERT: Inert[] = [
     'false',
     'Enable HostPath PV provisioning when running without a cloud provider.',
   ],
-  ['endpointslice-updates-batch-period', 'duration', '', 'The length of endpoint slice updates batching period.'],
   ['external-cloud-volume-plugin', 'string', '', 'The plugin to use when cloud provider is set to external.'],
   [
     'flex-volume-plugin-dir',
@@ -313,12 +312,6 @@ const INERT: Inert[] = [
     'float',
     '0.1',
     'The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal pod autoscaler to consider scaling.',
-  ],
-  [
-    'max-endpoints-per-slice',
-    'int32',
-    '100',
-    'The maximum number of endpoints that will be added to an EndpointSlice.',
   ],
   [
     'mirroring-concurrent-service-endpoint-syncs',
@@ -445,12 +438,6 @@ const INERT: Inert[] = [
     'int32',
     '5',
     'The number of resource quotas that are allowed to sync concurrently.',
-  ],
-  [
-    'concurrent-service-endpoint-syncs',
-    'int32',
-    '5',
-    'The number of service endpoint syncing operations that will be done concurrently.',
   ],
   ['concurrent-service-syncs', 'int32', '1', 'The number of services that are allowed to sync concurrently.'],
   [

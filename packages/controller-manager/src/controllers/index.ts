@@ -9,6 +9,7 @@ import { daemonSetController } from './daemonset';
 import { deploymentController } from './deployment';
 import { disruptionController } from './disruption';
 import { endpointController } from './endpoint';
+import { endpointSliceController } from './endpointslice';
 import { garbageCollectorController } from './garbagecollector';
 import { jobController } from './job';
 import { namespaceController } from './namespace';
@@ -42,4 +43,5 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   nodeLifecycleController,
   rootCACertPublisherController,
   endpointController,
+  endpointSliceController,
 ];
