@@ -3,33 +3,23 @@
  * bootstrap on `admin`, `edit` and `view`, and follows labelled ClusterRoles as they come, change and go.
  */
 import { type ClusterRole, ClusterRoleKind, type PolicyRule } from '@platform/api';
-import { startTestServer, type TestServer } from '@platform/apiserver';
-import { Clientset, RestClient } from '@platform/client';
 
-import { aggregateRules, runClusterRoleAggregationController, sameRules } from './cluster-role-aggregation';
+import { type ControllerHarness, startControllerHarness, waitFor } from '../../testing/harness';
+import { aggregateRules, clusterRoleAggregationController, sameRules } from './cluster-role-aggregation';
 
-let ts: TestServer;
-let clientset: Clientset;
+let h: ControllerHarness;
 beforeAll(async () => {
-  ts = await startTestServer();
-  clientset = new Clientset(new RestClient({ server: ts.url, ca: Buffer.from(ts.ca), token: 't' }));
-});
+  h = await startControllerHarness();
+}, 90_000);
 afterAll(async () => {
-  await ts.stop();
+  await h?.stop();
 });
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await check());) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const hasRule = (role: ClusterRole, want: PolicyRule): boolean =>
   (role.rules ?? []).some((r) => sameRules([r], [want]));
 
 it('computes what the bootstrap already gave admin, edit and view (so the two never undo each other)', async () => {
-  const all = (await clientset.resource(ClusterRoleKind).list()).items;
+  const all = (await h.client.resource(ClusterRoleKind).list()).items;
   const aggregated = all.filter((r) => r.aggregationRule).map((r) => r.metadata?.name);
   expect(aggregated).toEqual(expect.arrayContaining(['admin', 'edit', 'view']));
   for (const role of all.filter((r) => r.aggregationRule)) {
@@ -45,13 +35,9 @@ it('computes what the bootstrap already gave admin, edit and view (so the two ne
 });
 
 it('adds the rules of a labelled ClusterRole to view, edit and admin, follows changes and takes them away again', async () => {
-  const roles = clientset.resource(ClusterRoleKind);
+  const roles = h.client.resource(ClusterRoleKind);
   const before = await roles.get('view');
-  const errors: unknown[] = [];
-  const stop = new AbortController();
-  const running = runClusterRoleAggregationController(clientset, stop.signal, (name, err) =>
-    errors.push(`${name}: ${String(err)}`),
-  );
+  const stop = h.start(clusterRoleAggregationController);
   try {
     const widgets: PolicyRule = { verbs: ['get', 'list'], apiGroups: ['example.platform'], resources: ['widgets'] };
     const gadgets: PolicyRule = { verbs: ['get'], apiGroups: ['example.platform'], resources: ['gadgets'] };
@@ -78,8 +64,7 @@ it('adds the rules of a labelled ClusterRole to view, edit and admin, follows ch
     }
     expect(sameRules((await roles.get('view')).rules, before.rules)).toBe(true);
   } finally {
-    stop.abort();
-    await running;
+    await stop();
   }
-  expect(errors).toEqual([]);
-});
+  expect(h.errors).toEqual([]);
+}, 120_000);
