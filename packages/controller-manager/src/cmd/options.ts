@@ -439,7 +439,6 @@ const INERT: Inert[] = [
     '5',
     'The number of resource quotas that are allowed to sync concurrently.',
   ],
-  ['concurrent-service-syncs', 'int32', '1', 'The number of services that are allowed to sync concurrently.'],
   [
     'concurrent-serviceaccount-token-syncs',
     'int32',

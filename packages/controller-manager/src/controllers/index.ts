@@ -19,6 +19,7 @@ import { resourceQuotaController } from './resourcequota';
 import { rootCACertPublisherController } from './root-ca-cert-publisher';
 import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replicationcontroller';
+import { serviceController } from './service';
 import { serviceAccountController } from './serviceaccount';
 import { statefulSetController } from './statefulset';
 import { ttlAfterFinishedController } from './ttl-after-finished';
@@ -44,4 +45,5 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   rootCACertPublisherController,
   endpointController,
   endpointSliceController,
+  serviceController,
 ];
