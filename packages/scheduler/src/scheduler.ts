@@ -115,6 +115,11 @@ export function numFeasibleNodesToFind(numAllNodes: number, percentageOfNodesToS
   return n < MIN_FEASIBLE_NODES_TO_FIND ? MIN_FEASIBLE_NODES_TO_FIND : n;
 }
 
+/** The pod with its kind: objects decoded from Protobuf lists carry none, and an Event's involvedObject needs it. */
+function asPodRef(pod: Pod): ApiObject {
+  return (pod.kind ? pod : { ...pod, apiVersion: 'v1', kind: 'Pod' }) as ApiObject;
+}
+
 function isAssigned(pod: Pod): boolean {
   return !!pod.spec?.nodeName;
 }
@@ -212,7 +217,7 @@ export class Scheduler {
             { subresource: 'status' },
           );
       },
-      event: (obj, type, reason, message) => self.recorder.event(obj as ApiObject, type, reason, message),
+      event: (obj, type, reason, message) => self.recorder.event(asPodRef(obj), type, reason, message),
       bind: async (pod, nodeName) => {
         await self.o.clientset
           .resource(PodKind, pod.metadata?.namespace)
@@ -525,7 +530,7 @@ export class Scheduler {
     this.metrics.podSchedulingAttempts.observe({}, p.attempts);
     const ns = assumed.metadata?.namespace ?? '';
     this.recorder.event(
-      assumed as ApiObject,
+      asPodRef(assumed),
       'Normal',
       'Scheduled',
       `Successfully assigned ${ns}/${assumed.metadata?.name ?? ''} to ${host}`,
@@ -548,7 +553,7 @@ export class Scheduler {
     const pod = p.pod;
     const message = err.message;
     this.log.v(2).info('Unable to schedule pod', { pod: podKey(pod), reason, message });
-    this.recorder.event(pod as ApiObject, 'Warning', 'FailedScheduling', message);
+    this.recorder.event(asPodRef(pod), 'Warning', 'FailedScheduling', message);
     const cached = this.podIndexer?.get(podKey(pod)) as Pod | undefined;
     if (!cached || isAssigned(cached)) return;
     p.pod = cached;
