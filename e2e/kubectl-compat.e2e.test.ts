@@ -98,3 +98,56 @@ describe('kubectl get prints the columns of each kind (Table of meta.k8s.io)', (
     expect(out.split('\n')[1]).toMatch(new RegExp(`^${name}\\s`));
   });
 });
+
+describe("kubectl's typed commands on .k8s.io paths (aliases of the .platform groups)", () => {
+  it('kubectl auth can-i create pods (authorization.k8s.io)', async () => {
+    expect(ok(await k(['auth', 'can-i', 'create', 'pods'])).trim()).toBe('yes');
+  });
+
+  it('kubectl create clusterrole (rbac.authorization.k8s.io), stored in the .platform group', async () => {
+    expect(ok(await k(['create', 'clusterrole', 'x', '--verb=get', '--resource=pods']))).toContain(
+      'clusterrole.rbac.authorization.k8s.io/x created',
+    );
+    const stored = await server.request('GET', '/apis/rbac.authorization.platform/v1/clusterroles/x');
+    expect([stored.status, stored.json.apiVersion, stored.json.rules]).toEqual([
+      200,
+      'rbac.authorization.platform/v1',
+      [expect.objectContaining({ verbs: ['get'], resources: ['pods'] })],
+    ]);
+  });
+
+  it('kubectl create rolebinding and clusterrolebinding', async () => {
+    expect(ok(await k(['create', 'rolebinding', 'rb', '--clusterrole=x', '--user=alice']))).toContain(
+      'rolebinding.rbac.authorization.k8s.io/rb created',
+    );
+    expect(ok(await k(['create', 'clusterrolebinding', 'crb', '--clusterrole=x', '--group=devs']))).toContain(
+      'clusterrolebinding.rbac.authorization.k8s.io/crb created',
+    );
+    expect(ok(await k(['create', 'role', 'r', '--verb=list', '--resource=configmaps']))).toContain(
+      'role.rbac.authorization.k8s.io/r created',
+    );
+    const rb = await server.request('GET', '/apis/rbac.authorization.platform/v1/namespaces/default/rolebindings/rb');
+    expect([rb.json.roleRef.apiGroup, rb.json.subjects[0].apiGroup]).toEqual([
+      'rbac.authorization.platform',
+      'rbac.authorization.platform',
+    ]);
+  });
+
+  it('kubectl create priorityclass (scheduling.k8s.io)', async () => {
+    expect(ok(await k(['create', 'priorityclass', 'high', '--value=1000']))).toContain(
+      'priorityclass.scheduling.k8s.io/high created',
+    );
+  });
+
+  it('answers objects in the spelling of the path, and reads Kubernetes-spelled bodies', async () => {
+    const got = await server.request('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/x');
+    expect([got.status, got.json.apiVersion]).toEqual([200, 'rbac.authorization.k8s.io/v1']);
+    const list = await server.request('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles?limit=2');
+    expect(list.json.apiVersion).toBe('rbac.authorization.k8s.io/v1');
+    const missing = await server.request('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/nope');
+    expect([missing.status, missing.json.details.group]).toEqual([404, 'rbac.authorization.k8s.io']);
+    const discovery = await server.request('GET', '/apis');
+    expect(JSON.stringify(discovery.json)).not.toContain('k8s.io');
+    expect((await server.request('GET', '/apis/nothing.k8s.io/v1/things')).status).toBe(404);
+  });
+});

@@ -37,6 +37,7 @@ import {
 import { watchHandler } from './handlers/watch';
 import { patchHandler } from './handlers/patch';
 import { negotiateOutput, type OutputFormat } from './negotiation/negotiate';
+import { setResponseGroupAlias } from './group-alias';
 import { isTrueParam } from './parse-bool';
 import { isCleanPath, type RequestInfo } from './request-info';
 import { type Serializers, writeError, writeObject } from './responses/writers';
@@ -290,6 +291,7 @@ export class ApiInstaller {
       }
       const scope = this.scopeFor(info);
       if (!scope) throw notFoundPath();
+      if (info.requestedGroup) setResponseGroupAlias(res, { platform: info.apiGroup, requested: info.requestedGroup });
       checkPathNames(info);
       const namespaced = scope.resourceKind.namespaced;
       // From the path: a list narrowed to one name by a field selector is still a collection read.

@@ -43,6 +43,18 @@ describe('parseRequestInfo', () => {
       '',
       'admin',
     ],
+    // Kubernetes' spelling of a group is read as the platform's
+    [
+      'POST',
+      '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+      'create',
+      'rbac.authorization.platform',
+      'v1',
+      '',
+      'clusterroles',
+      '',
+      '',
+    ],
     // the namespace itself, and its own subresources
     ['GET', '/api/v1/namespaces', 'list', '', 'v1', '', 'namespaces', '', ''],
     ['GET', '/api/v1/namespaces/kube', 'get', '', 'v1', 'kube', 'namespaces', '', 'kube'],
@@ -133,5 +145,19 @@ describe('parseRequestInfo', () => {
     ]) {
       expect([path, isCleanPath(path)]).toEqual([path, true]);
     }
+  });
+});
+
+describe('Kubernetes group spellings', () => {
+  it('records the spelling of a resource request, and leaves discovery paths alone', () => {
+    const info = parseRequestInfo('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews');
+    expect([info.apiGroup, info.requestedGroup, info.resource]).toEqual([
+      'authorization.platform',
+      'authorization.k8s.io',
+      'selfsubjectaccessreviews',
+    ]);
+    expect(parseRequestInfo('GET', '/apis/apps/v1/deployments').requestedGroup).toBeUndefined();
+    const discovery = parseRequestInfo('GET', '/apis/rbac.authorization.k8s.io/v1');
+    expect([discovery.isResourceRequest, discovery.apiGroup]).toEqual([false, 'rbac.authorization.k8s.io']);
   });
 });

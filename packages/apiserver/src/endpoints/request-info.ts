@@ -11,6 +11,7 @@
  *   /api/v1/watch/...                                   (deprecated watch prefix)
  */
 
+import { platformGroupOf } from './group-alias';
 import { isTrueParam } from './parse-bool';
 
 /** The verbs authorization knows for resource requests. */
@@ -26,7 +27,10 @@ export interface RequestInfo {
   verb: string;
   /** `api` or `apis` (empty for non-resource requests). */
   apiPrefix: string;
+  /** The group, always in the platform's spelling (a `.k8s.io` alias is read as its `.platform` group). */
   apiGroup: string;
+  /** The group as the path spelled it, when that is a Kubernetes alias (`rbac.authorization.k8s.io`); else unset. */
+  requestedGroup?: string;
   apiVersion: string;
   namespace: string;
   resource: string;
@@ -108,6 +112,12 @@ export function parseRequestInfo(method: string, url: string): RequestInfo {
   if (rest.length === 0) return info; // discovery of a group version: a non-resource request
 
   info.isResourceRequest = true;
+  // Kubernetes' spelling of a group is the platform's group (discovery above stays on the `.platform` spelling).
+  const platformGroup = platformGroupOf(info.apiGroup);
+  if (platformGroup) {
+    info.requestedGroup = info.apiGroup;
+    info.apiGroup = platformGroup;
+  }
   const m = method.toUpperCase();
   if (SPECIAL_VERBS.has(rest[0] as string)) {
     if (rest.length < 2) return nonResource(path, method);

@@ -9,6 +9,7 @@ import { type ApiObject, badRequest, decodeInto, isCodecError, type Kind, reques
 import * as yaml from 'js-yaml';
 
 import { noteRequestBody, noteRequestObject } from '../../audit/context';
+import { normalizeGroupReferences, platformApiVersion } from '../group-alias';
 import { type Format, negotiateInput } from '../negotiation/negotiate';
 import { type Serializers } from '../responses/writers';
 
@@ -141,7 +142,12 @@ export function decodeObject(value: unknown, kind: Kind): ApiObject {
   // A patch can build a deeper object than its body is.
   checkNesting(value, `${kind.kind} in version "${kind.version}" cannot be handled as a ${kind.kind}`);
   const obj = value as ApiObject;
-  if (obj.apiVersion !== undefined && obj.apiVersion !== kind.apiVersion) {
+  // Kubernetes' spelling of the group (`rbac.authorization.k8s.io/v1`) names the same version.
+  if (
+    obj.apiVersion !== undefined &&
+    obj.apiVersion !== kind.apiVersion &&
+    (typeof obj.apiVersion !== 'string' || platformApiVersion(obj.apiVersion) !== kind.apiVersion)
+  ) {
     throw badRequest(
       `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${kind.apiVersion})`,
     );
@@ -157,6 +163,7 @@ export function decodeObject(value: unknown, kind: Kind): ApiObject {
   }
   r.value.apiVersion = kind.apiVersion;
   r.value.kind = kind.kind;
+  normalizeGroupReferences(r.value as Record<string, unknown>);
   kind.spec.defaults?.(r.value as never);
   return r.value;
 }

@@ -8,6 +8,7 @@ import { type ApiObject, errorToStatus, isStatusError, type ProtobufCodec, type 
 import * as yaml from 'js-yaml';
 
 import { noteResponseObject } from '../../audit/context';
+import { respellObject, responseGroupAlias } from '../group-alias';
 import { type Format } from '../negotiation/negotiate';
 import { encodeJson, encodeProtobuf } from './encode-cache';
 
@@ -46,7 +47,9 @@ export function writeObject(
   // The request timed out or the client left: the answer has nowhere to go.
   if (res.headersSent || res.writableEnded) return;
   noteResponseObject(res, obj); // audit: the Status of failures, the object at level RequestResponse
-  const body = serialize(obj, format, s, pretty);
+  // A request that spelled its group the Kubernetes way is answered in that spelling.
+  const alias = responseGroupAlias(res);
+  const body = serialize(alias ? respellObject(obj, alias) : obj, format, s, pretty);
   res.statusCode = code;
   res.setHeader('Content-Type', CONTENT_TYPE[format]);
   res.setHeader('Content-Length', body.length);
