@@ -22,6 +22,7 @@ import { replicationControllerController } from './replicationcontroller';
 import { serviceController } from './service';
 import { serviceAccountController } from './serviceaccount';
 import { statefulSetController } from './statefulset';
+import { ttlController } from './ttl';
 import { ttlAfterFinishedController } from './ttl-after-finished';
 
 export const CONTROLLERS: readonly ControllerDefinition[] = [
@@ -46,4 +47,5 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   endpointController,
   endpointSliceController,
   serviceController,
+  ttlController,
 ];
