@@ -131,6 +131,8 @@ export function makeRuntime(v: AgentValues, nodeIp: string, log: Logger): Runtim
       ...(v.imageServiceEndpoint ? { imageEndpoint: v.imageServiceEndpoint } : {}),
       requestTimeoutMs: v.runtimeRequestTimeout,
       sandboxImage: v.podInfraContainerImage,
+      // Host-network pods have the node's address as theirs.
+      nodeIp,
     });
   return new BuiltinRuntime({
     dir: `${v.rootDir}/builtin`,
