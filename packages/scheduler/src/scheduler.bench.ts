@@ -8,6 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -35,9 +36,9 @@ function log(s: string): void {
 
 function freePortOf(): Promise<number> {
   return new Promise((res) => {
-    const s = require('node:net').createServer();
+    const s = createNetServer();
     s.listen(0, '127.0.0.1', () => {
-      const p = s.address().port;
+      const p = (s.address() as AddressInfo).port;
       s.close(() => res(p));
     });
   });
