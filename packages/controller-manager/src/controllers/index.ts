@@ -10,6 +10,7 @@ import { deploymentController } from './deployment';
 import { disruptionController } from './disruption';
 import { endpointController } from './endpoint';
 import { endpointSliceController } from './endpointslice';
+import { endpointSliceMirroringController } from './endpointslicemirroring';
 import { garbageCollectorController } from './garbagecollector';
 import { jobController } from './job';
 import { namespaceController } from './namespace';
@@ -48,4 +49,5 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   endpointSliceController,
   serviceController,
   ttlController,
+  endpointSliceMirroringController,
 ];
