@@ -68,7 +68,7 @@ export class MirroringControllerOptions extends ControllerOptions<MirroringContr
       ),
       intFlag(
         'mirroring-max-endpoints-per-subset',
-        'The maximum number of endpoints that will be added to an EndpointSlice by the EndpointSliceMirroring controller. More endpoints per slice will result in less endpoint slices, but larger resources. Defaults to 100.',
+        'The maximum number of endpoints that will be added to an EndpointSlice by the EndpointSliceMirroring controller. More endpoints per slice will result in less endpoint slices, but larger resources. Defaults to 1000.',
         this.maxEndpointsPerSubset,
         (v) => (this.maxEndpointsPerSubset = v),
         { range: INT32, type: 'int32' },
