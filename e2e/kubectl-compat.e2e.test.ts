@@ -139,6 +139,27 @@ describe("kubectl's typed commands on .k8s.io paths (aliases of the .platform gr
     );
   });
 
+  it('kubectl describe node (its Lease read from coordination.k8s.io)', async () => {
+    // kubectl 1.20 reads the Lease from Kubernetes' `kube-node-lease` namespace (the platform's is `node-lease`).
+    await mustCreate('/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'kube-node-lease' },
+    });
+    const lease = await server.request('POST', '/apis/coordination.platform/v1/namespaces/kube-node-lease/leases', {
+      body: {
+        apiVersion: 'coordination.platform/v1',
+        kind: 'Lease',
+        metadata: { name: 'n1' },
+        spec: { holderIdentity: 'n1', leaseDurationSeconds: 40 },
+      },
+    });
+    expect(lease.status).toBe(201);
+    const out = ok(await k(['describe', 'node', 'n1']));
+    expect(out).toMatch(/^Name:\s+n1$/m);
+    expect(out).toMatch(/^\s+HolderIdentity:\s+n1$/m);
+  });
+
   it('answers objects in the spelling of the path, and reads Kubernetes-spelled bodies', async () => {
     const got = await server.request('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/x');
     expect([got.status, got.json.apiVersion]).toEqual([200, 'rbac.authorization.k8s.io/v1']);
