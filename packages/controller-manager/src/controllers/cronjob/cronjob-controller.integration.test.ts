@@ -7,13 +7,13 @@ jest.setTimeout(120_000);
 
 let h: ControllerHarness;
 const NS = 'default';
-/** The controller's clock runs `offset` ms ahead of the real one; tests move it instead of waiting minutes. */
-let offset = 0;
+/** The controller's clock: it stands still until a test moves it (minutes pass in an instant). */
+let fakeNow = 0;
 
 beforeAll(async () => {
   h = await startControllerHarness();
   h.start(cronJobController, (c) => {
-    c.now = () => Date.now() + offset;
+    c.now = () => fakeNow;
     c.zone = 'UTC';
     // One worker: keys are synced in the order their changes arrive, which the negative checks rely on.
     c.concurrentCronJobSyncs = 1;
@@ -48,17 +48,17 @@ function newCronJob(name: string, spec: Partial<NonNullable<CronJob['spec']>> = 
  * followed its creation: exactly `minutes` schedule times of `* * * * *` have passed, none in the last 30 s.
  */
 async function createAt(cj: CronJob, minutes: number): Promise<CronJob> {
-  offset = 0;
+  fakeNow = 0; // before every creation: nothing is due while the CronJob is created
   const created = await cronJobs().create(cj);
   const boundary = Math.ceil((Date.parse(created.metadata?.creationTimestamp ?? '') + 1) / 60_000) * 60_000;
-  offset = boundary + (minutes - 1) * 60_000 + 30_000 - Date.now();
+  fakeNow = boundary + (minutes - 1) * 60_000 + 30_000;
   await poke(cj.metadata?.name ?? '');
   return created;
 }
 
 /** Moves the controller's clock `minutes` on and makes it sync the CronJob. */
 async function advance(name: string, minutes: number): Promise<void> {
-  offset += minutes * 60_000;
+  fakeNow += minutes * 60_000;
   await poke(name);
 }
 
@@ -76,10 +76,10 @@ async function events(name: string): Promise<string[]> {
   return list.items.map((e) => `${e.type} ${e.reason} ${e.message}`);
 }
 
-async function finishJob(name: string, type: 'Complete' | 'Failed'): Promise<void> {
+async function finishJob(name: string, type: 'Complete' | 'Failed', startedAt?: string): Promise<void> {
   for (;;) {
     const j = await jobs().get(name);
-    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const now = startedAt ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     try {
       await jobs().updateStatus({
         ...j,
@@ -125,7 +125,7 @@ test('Allow: a job per schedule time, named by its minute, listed as active, las
       `Normal SawCompletedJob Saw completed job: ${first?.metadata?.name}, status: Complete`,
     ),
   );
-  expect(await activeNames('every')).toHaveLength(1);
+  await waitFor('1 active', async () => (await activeNames('every')).length === 1);
 });
 
 test('Forbid: no new job while one runs; the missed time runs once it finished', async () => {
@@ -200,8 +200,8 @@ test('history limits delete the oldest finished jobs; a job deleted under the co
   }
   await waitFor('3 jobs', async () => (await jobsOf('history')).length === 3);
   const names = (await jobsOf('history')).map((j) => j.metadata?.name ?? '').sort();
-  await finishJob(names[0] ?? '', 'Complete');
-  await finishJob(names[1] ?? '', 'Complete');
+  await finishJob(names[0] ?? '', 'Complete', '2021-04-08T10:00:00Z');
+  await finishJob(names[1] ?? '', 'Complete', '2021-04-08T10:01:00Z');
   await waitFor('oldest successful job deleted', async () => {
     const left = (await jobsOf('history')).map((j) => j.metadata?.name).sort();
     return left.length === 2 && left[0] === names[1] && left[1] === names[2];
@@ -211,5 +211,5 @@ test('history limits delete the oldest finished jobs; a job deleted under the co
   await waitFor('MissingJob', async () =>
     (await events('history')).includes(`Normal MissingJob Active job went missing: ${names[2]}`),
   );
-  expect(await activeNames('history')).toEqual([]);
+  await waitFor('no active job', async () => (await activeNames('history')).length === 0);
 });

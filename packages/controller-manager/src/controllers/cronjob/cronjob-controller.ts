@@ -13,7 +13,6 @@ import {
   type CronJob,
   CronJobKind,
   isAlreadyExists,
-  isConflict,
   isNotFound,
   type Job,
   JobKind,
@@ -189,7 +188,7 @@ class CronJobController {
   private async syncCronJob(cj: CronJob, jobs: Job[]): Promise<number | undefined> {
     const now = this.cfg.now();
     const status = (cj.status ??= {});
-    const before = JSON.stringify(status);
+    let before = JSON.stringify(status);
     const children = new Set(jobs.map((j) => j.metadata?.uid));
     const activeHas = (uid: string | undefined) => (status.active ?? []).some((r) => r.uid === uid);
     const removeActive = (uid: string | undefined) => {
@@ -201,8 +200,11 @@ class CronJobController {
       if (!found && !isJobFinished(j)) {
         const fresh = await this.cronJobClient(cj).get(cj.metadata?.name ?? '');
         if ((fresh.status?.active ?? []).some((r) => r.uid === j.metadata?.uid)) {
-          status.active = fresh.status?.active;
+          // The cache is behind our own status write: go on from the stored CronJob, its whole status included.
+          for (const k of Object.keys(status)) delete (status as Record<string, unknown>)[k];
+          Object.assign(status, fresh.status);
           cj.metadata = fresh.metadata;
+          before = JSON.stringify(status);
           continue;
         }
         this.ctx.recorder.event(
@@ -318,18 +320,20 @@ class CronJobController {
     }
 
     const job = this.jobFromTemplate(cj, name);
+    const jobClient = this.ctx.client.resource(JobKind, cj.metadata?.namespace);
     let created: Job;
     try {
-      created = await this.ctx.client.resource(JobKind, cj.metadata?.namespace).create(job);
+      created = await jobClient.create(job);
+      this.ctx.recorder.event(cj, 'Normal', 'SuccessfulCreate', `Created job ${created.metadata?.name}`);
     } catch (err) {
-      if (isAlreadyExists(err)) {
-        // Created by an earlier sync whose status write was lost: the job's own events bring it into the list.
+      if (!isAlreadyExists(err)) {
+        this.ctx.recorder.event(cj, 'Warning', 'FailedCreate', `Error creating job: ${errorText(err)}`);
         throw err;
       }
-      this.ctx.recorder.event(cj, 'Warning', 'FailedCreate', `Error creating job: ${errorText(err)}`);
-      throw err;
+      // The job name is the lock: ours from an earlier sync whose status write was lost, so it is listed now.
+      created = await jobClient.get(name);
+      if (!refersTo(controllerRefOf(created), cj, CRONJOB_KIND)) throw err;
     }
-    this.ctx.recorder.event(cj, 'Normal', 'SuccessfulCreate', `Created job ${created.metadata?.name}`);
     const ref: ObjectReference = {
       kind: 'Job',
       namespace: created.metadata?.namespace,
@@ -385,8 +389,10 @@ class CronJobController {
     if (!spec || (spec.successfulJobsHistoryLimit == null && spec.failedJobsHistoryLimit == null)) return;
     const status = cj.status ?? {};
     const before = JSON.stringify(status);
+    // Oldest first; equal start times by name (`byJobStartTime`).
     const byStart = (a: Job, b: Job) =>
-      (Date.parse(a.status?.startTime ?? '') || 0) - (Date.parse(b.status?.startTime ?? '') || 0);
+      (Date.parse(a.status?.startTime ?? '') || 0) - (Date.parse(b.status?.startTime ?? '') || 0) ||
+      (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '');
     const groups: [string, number | null | undefined][] = [
       ['Complete', spec.successfulJobsHistoryLimit],
       ['Failed', spec.failedJobsHistoryLimit],
@@ -403,22 +409,13 @@ class CronJobController {
     return this.ctx.client.resource(CronJobKind, cj.metadata?.namespace);
   }
 
-  /** Writes `cj.status`; on a conflict re-reads the CronJob and writes the status on it (`UpdateStatus`). */
+  /**
+   * Writes `cj.status` on the resourceVersion it was read at (`UpdateStatus`). A conflict fails the sync, which is
+   * retried on the newer CronJob: the status is computed from what was read, so it must not overwrite a newer one.
+   */
   private async updateStatus(cj: CronJob): Promise<void> {
-    const client = this.cronJobClient(cj);
-    let target: CronJob & ApiObject = cj;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const written = await client.updateStatus(target);
-        cj.metadata = written.metadata;
-        return;
-      } catch (err) {
-        if (!isConflict(err) || attempt >= 2) throw err;
-        const fresh = await client.get(cj.metadata?.name ?? '');
-        if (fresh.metadata?.uid !== cj.metadata?.uid) return;
-        target = { ...fresh, status: cj.status };
-      }
-    }
+    const written = await this.cronJobClient(cj).updateStatus(cj as CronJob & ApiObject);
+    cj.metadata = written.metadata;
   }
 }
 
