@@ -50,7 +50,16 @@ export class InformerFactory {
       const client = this.clientset.resource(kind, kind.namespaced ? this.o.namespace : undefined);
       const tweak = this.o.tweakListOptions?.(kind as unknown as Kind) ?? {};
       const lw: ListerWatcher<ApiObject> = {
-        list: (o) => client.list({ ...o, ...tweak }),
+        // A list's items come without apiVersion and kind (as Kubernetes sends them); the cache gives them back,
+        // so that what a controller reads from it can be referred to (an Event's involvedObject, an owner).
+        list: async (o) => {
+          const l = await client.list({ ...o, ...tweak });
+          for (const item of l.items) {
+            item.apiVersion ??= kind.apiVersion;
+            item.kind ??= kind.kind;
+          }
+          return l;
+        },
         watch: (o) => client.watch({ ...o, ...tweak }),
       };
       inf = new SharedIndexInformer<ApiObject>(lw, {

@@ -8,6 +8,7 @@ import { startTestServer, type TestServer } from '@platform/apiserver';
 
 import {
   Clientset,
+  InformerFactory,
   isDeletedFinalStateUnknown,
   type ListerWatcher,
   type ListOptions,
@@ -96,6 +97,23 @@ describe.each([PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE])('informer over %s', (conte
     ac.abort();
     rest.close();
     await ts.stop();
+  });
+
+  it('gives listed objects their apiVersion and kind in the cache (a list leaves them out of its items)', async () => {
+    await cms.create({ metadata: { name: 'typed' } });
+    const factory = new InformerFactory(new Clientset(rest), { namespace: 'default' });
+    const inf = factory.informerFor(ConfigMapKind);
+    const stop = new AbortController();
+    factory.start(stop.signal);
+    try {
+      expect(await factory.waitForCacheSync(stop.signal)).toBe(true);
+      const cached = inf.indexer.get('default/typed');
+      expect({ apiVersion: cached?.apiVersion, kind: cached?.kind }).toEqual({ apiVersion: 'v1', kind: 'ConfigMap' });
+    } finally {
+      stop.abort();
+      await factory.shutdown();
+      await cms.delete('typed');
+    }
   });
 
   it('lists in pages, then follows every change exactly once, across dropped connections and a 410', async () => {
