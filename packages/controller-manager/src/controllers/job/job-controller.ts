@@ -278,6 +278,12 @@ class JobController {
       failureMessage = 'Job was active longer than specified deadline';
     }
 
+    if (failureReason && !needsSync) {
+      // Pods it created or deleted are not all in the cache yet: fail the job once they are, so that every
+      // active pod is deleted and counted (the expectations' observations requeue the key; this is the fallback).
+      this.queue.addAfter(key, 1000);
+      return true;
+    }
     if (failureReason) {
       const deleted = await this.deletePods(job, key, activePods);
       failed += deleted;
