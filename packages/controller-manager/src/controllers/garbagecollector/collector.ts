@@ -218,16 +218,20 @@ export class Collector {
     const owner = this.graph.get(uid);
     if (!owner) return;
     const failures: string[] = [];
+    let conflict: unknown;
     await Promise.all(
       [...owner.dependents].map(async (d) => {
         try {
           await this.patchOwnerRefs(d.identity, (rs) => rs.filter((r) => r.uid !== uid));
         } catch (err) {
-          failures.push(`orphaning ${identityString(d.identity)} failed: ${(err as Error).message}`);
+          if (isConflict(err)) conflict ??= err;
+          else failures.push(`orphaning ${identityString(d.identity)} failed: ${(err as Error).message}`);
         }
       }),
     );
     if (failures.length > 0) throw new Error(failures.join('; '));
+    // Only conflicts (a dependent changed under us): the caller requeues it as such, without reporting an error.
+    if (conflict) throw conflict;
     await this.removeFinalizer(owner.identity, FINALIZER_ORPHAN);
   }
 
