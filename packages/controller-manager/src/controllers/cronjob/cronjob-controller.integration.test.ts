@@ -210,6 +210,10 @@ test('history limits delete the oldest finished jobs; a job deleted under the co
   await poke('history');
   await waitFor('MissingJob', async () =>
     (await events('history')).includes(`Normal MissingJob Active job went missing: ${names[2]}`),
-  );
+  ).catch(async (err: Error) => {
+    throw new Error(
+      `${err.message}; events: ${JSON.stringify(await events('history'))}; active: ${JSON.stringify(await activeNames('history'))}; names: ${JSON.stringify(names)}; errors: ${JSON.stringify(h.errors.map(String))}`,
+    );
+  });
   await waitFor('no active job', async () => (await activeNames('history')).length === 0);
 });
