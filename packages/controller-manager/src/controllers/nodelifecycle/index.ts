@@ -31,6 +31,7 @@ import { runWorkers, TokenBucket, WorkQueue } from '@platform/client';
 
 import { type ControllerContext, type ControllerDefinition, ControllerOptions } from '../../controller';
 import { unwrapTombstone } from '../util/informers';
+import { waitForSynced } from '../util/wait-synced';
 
 type Taint = NonNullable<NonNullable<Node['spec']>['taints']>[number];
 type Condition = NonNullable<NonNullable<Node['status']>['conditions']>[number];
@@ -491,7 +492,7 @@ async function run(ctx: ControllerContext, o: NodeLifecycleConfig): Promise<void
     else await syncEviction(name);
   };
 
-  if (!(await waitSynced(signal, () => nodes.hasSynced() && pods.hasSynced() && leases.hasSynced()))) return;
+  if (!(await waitForSynced(signal, [nodes, pods, leases]))) return;
   const monitorLoop = (async () => {
     while (!signal.aborted) {
       await monitor().catch((err: unknown) => ctx.logger.error('Node health pass failed', { error: String(err) }));
@@ -521,14 +522,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     const t = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
   });
-}
-
-async function waitSynced(signal: AbortSignal, synced: () => boolean): Promise<boolean> {
-  while (!synced()) {
-    if (signal.aborted) return false;
-    await sleep(50, signal);
-  }
-  return !signal.aborted;
 }
 
 /** The `nodelifecycle` controller. */
