@@ -18,6 +18,7 @@ import {
   type Pod,
   PodKind,
   type Selector,
+  semanticEqual,
 } from '@platform/api';
 import {
   isDeletedFinalStateUnknown,
@@ -335,7 +336,7 @@ class JobController {
       status.succeeded = succeeded;
       status.failed = failed;
       if (indexed) status.completedIndexes = completedIndexes;
-      await this.updateStatus(job);
+      if (!(await this.updateStatus(job, cached))) return false;
       if (hasNewFailure && !isJobFinished(job)) {
         // As 1.21: an error re-adds the key after the back-off, so the next replacement waits longer.
         throw new Error(`failed pod(s) detected for job key "${key}"`);
@@ -483,17 +484,26 @@ class JobController {
   }
 
   /** Writes the status (the one computed from `job`); on a conflict re-reads the job and writes again. */
-  private async updateStatus(job: Job): Promise<void> {
+  /**
+   * Writes the job's status computed from `base` (the cached job). On a conflict the status is written over the
+   * newer job only when that job's status is still `base`'s: another client changed its metadata or spec. When
+   * the status changed (this controller's own earlier write, not yet in the cache), resolves false without
+   * writing: the status holds counts the pods no longer show (active pods deleted at a deadline count as failed),
+   * and the stale job's would overwrite them. The newer job reaches the informer, which syncs it again.
+   */
+  private async updateStatus(job: Job, base: Job): Promise<boolean> {
     const client = this.ctx.client.resource(JobKind, job.metadata?.namespace ?? '');
     let target = job;
     for (let attempt = 0; ; attempt++) {
       try {
         await client.updateStatus(target);
-        return;
+        return true;
       } catch (err) {
+        if (isNotFound(err)) return false;
         if (!isConflict(err) || attempt >= 2) throw err;
         const fresh = await client.get(job.metadata?.name ?? '');
-        if (fresh.metadata?.uid !== job.metadata?.uid) return;
+        if (fresh.metadata?.uid !== job.metadata?.uid) return false;
+        if (!semanticEqual(fresh.status, base.status)) return false;
         target = { ...fresh, status: job.status };
       }
     }
