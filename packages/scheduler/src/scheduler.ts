@@ -37,10 +37,10 @@ import { type Registry } from './framework/registry';
 import {
   type ClusterEvent,
   type CycleState,
-  type FrameworkHandle,
   isSuccess,
   type NodeToStatus,
   type QueuedPodInfo,
+  type SchedulerHandle,
   type Status,
 } from './framework/types';
 import { SchedulerMetrics } from './metrics';
@@ -198,7 +198,7 @@ export class Scheduler {
     });
   }
 
-  private handle(): FrameworkHandle {
+  private handle(): SchedulerHandle {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the handle's methods read the scheduler's state
     const self = this;
     return {
@@ -309,6 +309,8 @@ export class Scheduler {
   }
 
   private podDeleted(pod: Pod): void {
+    const uid = pod.metadata?.uid ?? '';
+    for (const f of this.profiles.values()) f.rejectWaitingPod(uid);
     if (isAssigned(pod) || this.cache.getPod(pod)) {
       this.cache.removePod(pod);
       this.queue.moveAllToActiveOrBackoff('AssignedPodDelete');
@@ -393,7 +395,7 @@ export class Scheduler {
       return;
     }
     const permit = fwk.runPermitPlugins(state, assumed, host);
-    if (permit.status) {
+    if (permit.status && permit.status.code !== 'Wait') {
       fwk.runUnreservePlugins(state, assumed, host);
       this.cache.forgetPod(assumed);
       const unsched = permit.status.isUnschedulable();
@@ -515,10 +517,15 @@ export class Scheduler {
       fwk.runUnreservePlugins(state, assumed, host);
       this.cache.forgetPod(assumed);
       this.bindFailures++;
-      this.metrics.scheduleAttempts.inc({ result: 'error', profile: fwk.profileName });
+      const unsched = !what && !!s?.isUnschedulable();
+      this.metrics.scheduleAttempts.inc({ result: unsched ? 'unschedulable' : 'error', profile: fwk.profileName });
       this.queue.moveAllToActiveOrBackoff('AssignedPodDelete');
-      this.recordFailure(fwk, p, new Error(`${what}: ${s?.message() ?? ''}`), 'SchedulerError', '', cycle);
+      const message = what ? `${what}: ${s?.message() ?? ''}` : (s?.message() ?? '');
+      this.recordFailure(fwk, p, new Error(message), unsched ? 'Unschedulable' : 'SchedulerError', '', cycle);
     };
+    // A pod a Permit plugin holds waits here, still assumed, until it is allowed, rejected or timed out.
+    const permit = await fwk.waitOnPermit(assumed);
+    if (!isSuccess(permit)) return fail(permit, '');
     const pre = await fwk.runPreBindPlugins(state, assumed, host);
     if (!isSuccess(pre)) return fail(pre, 'running PreBind plugin');
     const b = await fwk.runBindPlugins(state, assumed, host);

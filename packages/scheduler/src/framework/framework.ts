@@ -32,9 +32,11 @@ import {
   type QueuedPodInfo,
   type QueueSortPlugin,
   type ReservePlugin,
+  type SchedulerHandle,
   type ScorePlugin,
   Status,
 } from './types';
+import { MAX_PERMIT_TIMEOUT_MS, WaitingPodsMap } from './waiting-pods';
 
 /** The extension points a profile configures, in the order a pod meets them. */
 export const EXTENSION_POINTS = [
@@ -101,15 +103,26 @@ export class Framework implements FrameworkRunner {
   readonly bind: BindPlugin[];
   readonly postBind: PostBindPlugin[];
   readonly plugins = new Map<string, Plugin>();
+  /** Pods held at Permit, by uid. */
+  readonly waitingPods = new WaitingPodsMap();
+  /** The scheduler's handle with this profile's waiting pods. */
+  readonly handle: FrameworkHandle;
 
   constructor(
     readonly profileName: string,
     plugins: ProfilePlugins,
     pluginArgs: ReadonlyMap<string, unknown>,
     registry: Registry,
-    readonly handle: FrameworkHandle,
+    schedulerHandle: SchedulerHandle,
     private readonly observe?: ExtensionPointObserver,
   ) {
+    const handle: FrameworkHandle = {
+      ...schedulerHandle,
+      iterateOverWaitingPods: (cb) => this.waitingPods.iterate(cb),
+      getWaitingPod: (uid) => this.waitingPods.get(uid),
+      rejectWaitingPod: (uid) => this.waitingPods.reject(uid),
+    };
+    this.handle = handle;
     const get = (point: ExtensionPoint, ref: PluginRef): Plugin => {
       let p = this.plugins.get(ref.name);
       if (!p) {
@@ -359,18 +372,55 @@ export class Framework implements FrameworkRunner {
       (this.reserve[i] as ReservePlugin).unreserve(state, pod, nodeName);
   }
 
-  /** Permit: a rejection, or how long to wait (the longest Wait time-out), or success. */
-  runPermitPlugins(state: CycleState, pod: Pod, nodeName: string): { status?: Status; waitMs?: number } {
-    let waitMs: number | undefined;
-    for (const p of this.permit) {
-      const r = p.permit(state, pod, nodeName);
-      if (r.status?.code === 'Wait') waitMs = Math.max(waitMs ?? 0, r.timeoutMs ?? 0);
-      else if (!isSuccess(r.status)) {
-        (r.status as Status).plugin = p.name;
-        return { status: r.status };
-      }
-    }
-    return waitMs === undefined ? {} : { waitMs };
+  /**
+   * Permit: a rejection (with the plugin's name), or Wait when some plugin asked to wait (the pod is then in
+   * {@link waitingPods} until {@link waitOnPermit} settles), or success.
+   */
+  runPermitPlugins(state: CycleState, pod: Pod, nodeName: string): { status?: Status } {
+    return this.timed(
+      'Permit',
+      () => {
+        const waits = new Map<string, number>();
+        for (const p of this.permit) {
+          let r: { status?: Status; timeoutMs?: number };
+          try {
+            r = p.permit(state, pod, nodeName);
+          } catch (err) {
+            r = { status: errorStatus(err) };
+          }
+          if (r.status?.code === 'Wait') {
+            waits.set(p.name, Math.min(Math.max(r.timeoutMs ?? 0, 0), MAX_PERMIT_TIMEOUT_MS));
+          } else if (!isSuccess(r.status)) {
+            const s = r.status as Status;
+            const name = JSON.stringify(pod.metadata?.name ?? '');
+            const out = s.isUnschedulable()
+              ? new Status(s.code, [`rejected pod ${name} by permit plugin "${p.name}": ${s.message()}`])
+              : new Status('Error', [`error while running "${p.name}" permit plugin for pod ${name}: ${s.message()}`]);
+            out.plugin = p.name;
+            return { status: out };
+          }
+        }
+        if (waits.size === 0) return {};
+        this.waitingPods.add(pod, waits);
+        const name = pod.metadata?.name ?? '';
+        return {
+          status: new Status('Wait', [
+            `one or more plugins asked to wait and no plugin rejected pod ${JSON.stringify(name)}`,
+          ]),
+        };
+      },
+      (r) => r.status,
+    );
+  }
+
+  /** Rejects the pod of `uid` waiting at Permit (it was deleted); true when there was one. */
+  rejectWaitingPod(uid: string): boolean {
+    return this.waitingPods.reject(uid);
+  }
+
+  /** Waits for a pod held at Permit: undefined once every waiting plugin allowed it, else the rejection. */
+  waitOnPermit(pod: Pod): Promise<Status | undefined> {
+    return this.waitingPods.waitOnPermit(pod);
   }
 
   async runPreBindPlugins(state: CycleState, pod: Pod, nodeName: string): Promise<Status | undefined> {

@@ -7,6 +7,7 @@
 import { type Node, type Pod } from '@platform/api';
 
 import { type NodeInfo } from './node-info';
+import { type WaitingPod } from './waiting-pods';
 
 /** The outcome of a plugin (Go's `framework.Code`). */
 export type Code = 'Success' | 'Error' | 'Unschedulable' | 'UnschedulableAndUnresolvable' | 'Wait' | 'Skip';
@@ -102,7 +103,16 @@ export interface FrameworkHandle {
   framework(): FrameworkRunner;
   /** `--hard-pod-affinity-symmetric-weight`. */
   readonly hardPodAffinitySymmetricWeight?: number;
+  /** Calls `callback` on each pod of this profile waiting at Permit. */
+  iterateOverWaitingPods(callback: (wp: WaitingPod) => void): void;
+  /** The pod of `uid` waiting at Permit in this profile, if any. */
+  getWaitingPod(uid: string): WaitingPod | undefined;
+  /** Rejects the waiting pod of `uid`; true when there was one. */
+  rejectWaitingPod(uid: string): boolean;
 }
+
+/** What the scheduler gives every profile; each profile's framework adds its waiting pods. */
+export type SchedulerHandle = Omit<FrameworkHandle, 'iterateOverWaitingPods' | 'getWaitingPod' | 'rejectWaitingPod'>;
 
 /** The node snapshot a cycle reads. */
 export interface SnapshotLister {
@@ -195,7 +205,10 @@ export interface ReservePlugin extends Plugin {
   unreserve(state: CycleState, pod: Pod, nodeName: string): void;
 }
 
-/** Approves, denies or delays (Wait, with a time-out in ms) the binding. */
+/**
+ * Approves, denies or delays the binding: Wait with a time-out in ms (at most 15 minutes) holds the pod until the
+ * plugin (or another, through the handle's waiting pods) allows or rejects it; the time-out rejects it.
+ */
 export interface PermitPlugin extends Plugin {
   permit(state: CycleState, pod: Pod, nodeName: string): { status?: Status; timeoutMs?: number };
 }
@@ -240,3 +253,4 @@ export interface EnqueueExtensions extends Plugin {
 export type PluginFactory = (args: unknown, handle: FrameworkHandle) => Plugin;
 
 export type { Node, Pod };
+export type { WaitingPod };
