@@ -16,6 +16,8 @@ import { jobController } from './job';
 import { namespaceController } from './namespace';
 import { nodeLifecycleController } from './nodelifecycle';
 import { podGCController } from './podgc';
+import { pvProtectionController } from './pv-protection';
+import { pvcProtectionController } from './pvc-protection';
 import { resourceQuotaController } from './resourcequota';
 import { rootCACertPublisherController } from './root-ca-cert-publisher';
 import { replicaSetController } from './replicaset';
@@ -50,4 +52,6 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   serviceController,
   ttlController,
   endpointSliceMirroringController,
+  pvcProtectionController,
+  pvProtectionController,
 ];
