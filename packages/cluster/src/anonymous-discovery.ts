@@ -4,23 +4,33 @@
  * only to authenticated users. A local cluster's clients (a `kubectl version` without credentials, a browser) may
  * discover what it serves; nothing else is open to them.
  */
-import { ClusterRoleBindingKind, isAlreadyExists } from '@platform/api';
-import { type Clientset } from '@platform/client';
+import { requestJson } from './http';
 
 /** The binding of `system:discovery` to `system:unauthenticated`. */
 export const ANONYMOUS_DISCOVERY_BINDING = 'platform:anonymous-discovery';
 
-/** Creates the binding unless it exists (one a user deleted comes back at the next start; a changed one stays). */
-export async function ensureAnonymousDiscovery(clientset: Clientset): Promise<void> {
-  try {
-    await clientset.resource(ClusterRoleBindingKind).create({
+/**
+ * Creates the binding unless it exists (one a user deleted comes back at the next start; a changed one stays), on
+ * the API server at `server` as the admin (`token`, trusting `ca`).
+ */
+export async function ensureAnonymousDiscovery(server: string, token: string, ca: string): Promise<void> {
+  const answer = await requestJson(`${server}/apis/rbac.authorization.platform/v1/clusterrolebindings`, {
+    method: 'POST',
+    token,
+    ca,
+    body: {
       apiVersion: 'rbac.authorization.platform/v1',
       kind: 'ClusterRoleBinding',
       metadata: { name: ANONYMOUS_DISCOVERY_BINDING },
       roleRef: { apiGroup: 'rbac.authorization.platform', kind: 'ClusterRole', name: 'system:discovery' },
       subjects: [{ apiGroup: 'rbac.authorization.platform', kind: 'Group', name: 'system:unauthenticated' }],
-    });
-  } catch (err) {
-    if (!isAlreadyExists(err)) throw err;
+    },
+  });
+  // 409: it exists already.
+  if (answer.status !== 201 && answer.status !== 200 && answer.status !== 409) {
+    const message = (answer.body as { message?: string } | undefined)?.message;
+    throw new Error(
+      `creating ${ANONYMOUS_DISCOVERY_BINDING} answered ${answer.status}${message ? `: ${message}` : ''}`,
+    );
   }
 }

@@ -1,8 +1,9 @@
 /**
  * The daemons of a local cluster as child processes: each writes to its own log file, is probed until it is
  * healthy, and is started again (with back-off) when it exits on its own — as systemd's `Restart=always` does for
- * the units of `deploy/systemd/`; a controller manager or scheduler that loses its lease exits by design. The API
- * server and etcd members are not restarted: their loss stops the cluster.
+ * the units of `deploy/systemd/`; a controller manager or scheduler that loses its lease exits by design. etcd members
+ * are not restarted: their loss stops the cluster. With restarts turned off (failure drills: a killed node agent must
+ * stay dead), a daemon that exits stays down, and only an essential one's exit stops the cluster.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
@@ -23,8 +24,10 @@ export interface DaemonSpec {
   args: string[];
   /** The health URL (200 = healthy); HTTPS is not verified (local daemons with self-signed certificates). */
   health: string;
-  /** Restarted when it exits on its own (else its exit stops the cluster). */
+  /** Restarted when it exits on its own. */
   restart: boolean;
+  /** When not restarted, its exit stops the cluster (etcd, the only API server). */
+  essential: boolean;
 }
 
 /** A supervised daemon. */
@@ -33,6 +36,8 @@ export interface Daemon {
   child?: ChildProcess;
   logFile: string;
   restarts: number;
+  /** How many times it exited (a required daemon's wait for health ends when it exits before it is healthy). */
+  exits: number;
 }
 
 const MAX_RESTART_BACKOFF_MS = 30_000;
@@ -91,6 +96,7 @@ export class Supervisor {
   readonly daemons = new Map<string, Daemon>();
   private stopping = false;
   private fatal?: (why: string) => void;
+  private changed?: () => void;
   private readonly logs = new Map<string, WriteStream>();
 
   constructor(
@@ -109,9 +115,14 @@ export class Supervisor {
     this.fatal = f;
   }
 
+  /** Called whenever a daemon's process starts or exits (the launcher keeps `cluster.json`'s process ids current). */
+  onChange(f: () => void): void {
+    this.changed = f;
+  }
+
   /** Starts a daemon (its log file is appended to). */
   start(spec: DaemonSpec): Daemon {
-    const d: Daemon = { spec, logFile: join(this.logDir, `${spec.name}.log`), restarts: 0 };
+    const d: Daemon = { spec, logFile: join(this.logDir, `${spec.name}.log`), restarts: 0, exits: 0 };
     this.daemons.set(spec.name, d);
     this.spawn(d);
     return d;
@@ -140,12 +151,16 @@ export class Supervisor {
     child.stderr?.pipe(out, { end: false });
     const started = Date.now();
     child.on('error', (err) => out.write(`--- could not start ${spec.name}: ${err.message}\n`));
+    this.changed?.();
     child.on('exit', (code, signal) => {
       out.write(`--- ${new Date().toISOString()} ${spec.name} exited (${signal ?? `code ${String(code)}`})\n`);
+      d.exits++;
       if (this.stopping || d.child !== child) return;
+      this.changed?.();
       const how = signal ?? `code ${String(code)}`;
       if (!spec.restart) {
-        this.fatal?.(`${spec.name} exited unexpectedly (${how}); see ${d.logFile}`);
+        if (spec.essential) this.fatal?.(`${spec.name} exited unexpectedly (${how}); see ${d.logFile}`);
+        else this.say(`${spec.name} exited (${how}); not restarted (restarts are off) (log: ${d.logFile})`);
         return;
       }
       // Back-off doubles per quick failure, and starts over after a run of a minute or more.
@@ -159,15 +174,20 @@ export class Supervisor {
     });
   }
 
-  /** Waits until the daemon's health URL answers 200; false when it exited for good or `timeoutMs` passed. */
-  async waitHealthy(name: string, timeoutMs: number): Promise<boolean> {
+  /**
+   * Waits until the daemon's health URL answers 200; false when `timeoutMs` passed, or it exited and is not restarted,
+   * or (`failOnExit`: a daemon the cluster cannot start without) it exited at all. Polled every 50 ms: a probe is a
+   * connection to 127.0.0.1, and each daemon's start is on the path to the cluster's readiness.
+   */
+  async waitHealthy(name: string, timeoutMs: number, failOnExit = false): Promise<boolean> {
     const d = this.daemons.get(name);
     if (!d) return false;
+    const exits = d.exits;
     const deadline = Date.now() + timeoutMs;
     while (!this.stopping && Date.now() < deadline) {
       if (await probe(d.spec.health)) return true;
-      if (!d.spec.restart && d.child && !running(d.child)) return false;
-      await new Promise((r) => setTimeout(r, 200));
+      if (failOnExit ? d.exits > exits : !d.spec.restart && d.child && !running(d.child)) return false;
+      await new Promise((r) => setTimeout(r, 50));
     }
     return false;
   }

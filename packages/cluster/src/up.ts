@@ -9,8 +9,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 
-import { Clientset, loadClientConfig, RestClient } from '@platform/client';
-
 import { ensureAnonymousDiscovery } from './anonymous-discovery';
 import {
   ADMIN,
@@ -37,7 +35,15 @@ export interface UpOptions {
   nodeName: string;
   containerRuntime: 'auto' | 'builtin' | 'remote';
   containerRuntimeEndpoint?: string;
+  /** Whether daemons that exit are started again (default true; off for failure drills). */
+  restart?: boolean;
+  /** More flags for every daemon of a kind, after the launcher's own (`--controller-manager-arg=...`). */
+  extraArgs?: Partial<Record<DaemonKind, string[]>>;
 }
+
+/** The kinds of daemon that `--<kind>-arg` passes flags to. */
+export const DAEMON_KINDS = ['apiserver', 'controller-manager', 'scheduler', 'node-agent'] as const;
+export type DaemonKind = (typeof DAEMON_KINDS)[number];
 
 /** Where the output goes (tests capture it). */
 export interface Output {
@@ -90,6 +96,12 @@ export function validateUpOptions(o: UpOptions): void {
     throw new UsageError(`--simulate-nodes must be a whole number from 0 to 5000, not ${String(o.simulateNodes)}`);
   if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(o.nodeName))
     throw new UsageError(`--node-name ${JSON.stringify(o.nodeName)} is not a valid node name (a DNS-1123 subdomain)`);
+  for (const [kind, flags] of Object.entries(o.extraArgs ?? {}))
+    for (const flag of flags ?? [])
+      if (!flag.startsWith('-'))
+        throw new UsageError(
+          `--${kind}-arg ${JSON.stringify(flag)} is not a flag: give it as --${kind}-arg=--name=value`,
+        );
   if (o.containerRuntime === 'builtin' && o.containerRuntimeEndpoint)
     throw new UsageError('--container-runtime-endpoint needs --container-runtime remote (or auto)');
 }
@@ -197,27 +209,33 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
     writeState(f.stateFile, state);
   };
   const details = new Map<string, string>();
+  supervisor.onChange(save);
 
-  const started = Date.now();
-  /** Starts a daemon and waits until it is healthy; false when the cluster is stopping. */
+  // From the launcher's process start: loading its own modules is part of what a user waits for.
+  const started = performance.timeOrigin;
+  /**
+   * Starts a daemon and waits until it is healthy; false when the cluster is stopping. The progress line gives the
+   * daemon's own start (process to healthy) and when, since the launch, it was healthy.
+   */
   const bring = async (spec: DaemonSpec, detail: string, required: boolean): Promise<boolean> => {
     if (stopping) return false;
     details.set(spec.name, detail);
     const t0 = Date.now();
     supervisor.start(spec);
-    save();
-    const ok = await supervisor.waitHealthy(spec.name, HEALTHY_TIMEOUT_MS);
+    const ok = await supervisor.waitHealthy(spec.name, HEALTHY_TIMEOUT_MS, required);
     if (stopping) return false;
     const secs = ((Date.now() - t0) / 1000).toFixed(1);
-    if (ok) io.out(`  ✓ ${spec.name.padEnd(22)} ${detail} (${secs}s)`);
+    if (ok)
+      io.out(`  ✓ ${spec.name.padEnd(22)} ${detail} (${secs}s, at ${((Date.now() - started) / 1000).toFixed(1)}s)`);
     else if (required) {
+      const d = supervisor.daemons.get(spec.name);
       requestStop(
-        `${spec.name} did not become healthy within ${HEALTHY_TIMEOUT_MS / 1000}s; see ${f.logDir}/${spec.name}.log`,
+        `${spec.name} ${d?.exits ? 'exited before it was healthy' : `did not become healthy within ${HEALTHY_TIMEOUT_MS / 1000}s`}; see ${f.logDir}/${spec.name}.log`,
       );
       return false;
     } else
       io.err(
-        `  ✗ ${spec.name.padEnd(22)} not healthy after ${secs}s; it keeps being retried (platform logs ${spec.name})`,
+        `  ✗ ${spec.name.padEnd(22)} not healthy after ${secs}s; ${spec.restart ? 'it keeps being retried' : 'restarts are off'} (platform logs ${spec.name})`,
       );
     save();
     return true;
@@ -243,6 +261,136 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
     const urls = apiPorts.map((p) => `https://${host}:${p}`);
     writeKubeconfig(f, urls[0]!, tokens.get(ADMIN.name)!);
 
+    /** The user's extra flags of a kind of daemon (`--controller-manager-arg` ...); they come last, so they win. */
+    const extra = (kind: DaemonKind): string[] => o.extraArgs?.[kind] ?? [];
+
+    /**
+     * Anonymous requests reach health checks, the version and discovery; the authorizer follows the binding through a
+     * watch, so wait until it has it. Not on the way of any daemon: they all authenticate.
+     */
+    const openDiscovery = async (): Promise<boolean> => {
+      const url = `https://${host}:${o.port}`;
+      try {
+        await ensureAnonymousDiscovery(url, tokens.get(ADMIN.name)!, readFileSync(f.caFile, 'utf8'));
+        for (let n = 0; n < 100 && !stopping && !(await probe(`${url}/api`)); n++)
+          await new Promise((r) => setTimeout(r, 50));
+      } catch (err) {
+        io.err(`platform: could not open discovery to anonymous requests: ${String(err)}`);
+      }
+      return true;
+    };
+
+    /**
+     * The controller managers and schedulers, one of each per API server (leader-elected among themselves), the node
+     * agent of this machine and the simulated nodes' agent: each spec with what the progress line says of it.
+     */
+    const clientDaemons = async (): Promise<[DaemonSpec, string][]> => {
+      const specs: [DaemonSpec, string][] = [];
+      for (let i = 0; i < o.servers; i++) {
+        const suffix = o.servers > 1 ? `-${i + 1}` : '';
+        const cmConf = writeKubeconfig(f, urls[i]!, tokens.get(CONTROLLER_MANAGER.name)!, {
+          ...CONTROLLER_MANAGER,
+          name: `controller-manager${suffix}`,
+        });
+        const cmPort = await pickPort(10257 + (i ? 100 * i : 0), taken);
+        specs.push([
+          {
+            name: `controller-manager${suffix}`,
+            rank: 2,
+            bin: binOf('controller-manager', 'platform-controller-manager'),
+            restart: o.restart !== false,
+            essential: false,
+            health: `https://127.0.0.1:${cmPort}/healthz`,
+            args: [
+              `--clientconfig=${cmConf}`,
+              `--authentication-clientconfig=${cmConf}`,
+              `--authorization-clientconfig=${cmConf}`,
+              `--secure-port=${cmPort}`,
+              '--bind-address=127.0.0.1',
+              `--cert-dir=${join(f.pkiDir, `controller-manager${suffix}`)}`,
+              '--leader-elect=true',
+              '--use-service-account-credentials=true',
+              ...extra('controller-manager'),
+            ],
+          },
+          `https://127.0.0.1:${cmPort}`,
+        ]);
+        const schedConf = writeKubeconfig(f, urls[i]!, tokens.get(SCHEDULER.name)!, {
+          ...SCHEDULER,
+          name: `scheduler${suffix}`,
+        });
+        const schedPort = await pickPort(10259 + (i ? 100 * i : 0), taken);
+        specs.push([
+          {
+            name: `scheduler${suffix}`,
+            rank: 2,
+            bin: binOf('scheduler', 'platform-scheduler'),
+            restart: o.restart !== false,
+            essential: false,
+            health: `https://127.0.0.1:${schedPort}/healthz`,
+            args: [
+              `--clientconfig=${schedConf}`,
+              `--authentication-clientconfig=${schedConf}`,
+              `--authorization-clientconfig=${schedConf}`,
+              `--secure-port=${schedPort}`,
+              '--port=0',
+              '--bind-address=127.0.0.1',
+              `--cert-dir=${join(f.pkiDir, `scheduler${suffix}`)}`,
+              '--leader-elect=true',
+              ...extra('scheduler'),
+            ],
+          },
+          `https://127.0.0.1:${schedPort}`,
+        ]);
+      }
+      const agents: { id: Identity; name: string; extra: string[]; detail: string }[] = [
+        {
+          id: node,
+          name: 'node-agent',
+          extra: [...runtime.args, `--hostname-override=${o.nodeName}`],
+          detail: `node ${o.nodeName}, ${runtime.label} runtime`,
+        },
+      ];
+      if (o.simulateNodes > 0)
+        agents.push({
+          id: SIMULATED_NODES,
+          name: 'simulated-nodes',
+          extra: [`--simulate-nodes=${o.simulateNodes}`, `--hostname-override=${o.nodeName}-sim`],
+          detail: `${o.simulateNodes} simulated node(s)`,
+        });
+      for (const a of agents) {
+        const conf = writeKubeconfig(f, urls[0]!, tokens.get(a.id.name)!, a.id);
+        const port = await pickPort(10250, taken);
+        const healthzPort = await pickPort(10248, taken);
+        specs.push([
+          {
+            name: a.name,
+            rank: 2,
+            bin: binOf('node-agent', 'platform-node-agent'),
+            restart: o.restart !== false,
+            essential: false,
+            health: `http://127.0.0.1:${healthzPort}/healthz`,
+            args: [
+              `--clientconfig=${conf}`,
+              '--node-ip=127.0.0.1',
+              '--address=127.0.0.1',
+              `--port=${port}`,
+              '--read-only-port=0',
+              '--healthz-bind-address=127.0.0.1',
+              `--healthz-port=${healthzPort}`,
+              `--root-dir=${join(o.dir, a.name)}`,
+              `--cert-dir=${join(f.pkiDir, a.name)}`,
+              '--fail-swap-on=false',
+              ...a.extra,
+              ...extra('node-agent'),
+            ],
+          },
+          a.detail,
+        ]);
+      }
+      return specs;
+    };
+
     io.out(`platform: starting a cluster in ${o.dir}`);
     state.phase = 'starting';
     save();
@@ -260,6 +408,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
           bin: etcd,
           exec: true,
           restart: false,
+          essential: true,
           health: `http://127.0.0.1:${p.client}/health`,
           args: [
             `--name=m${i}`,
@@ -289,142 +438,39 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
       storeServers = ports.map((p) => `http://127.0.0.1:${p.client}`).join(',');
     }
 
-    // The API servers: the first alone (it writes the shared certificates and bootstraps the policy), then the rest.
+    // The API servers: the first alone (it writes the shared certificates and bootstraps the policy every other
+    // daemon's identity needs), then everything else at once: the daemons are separate processes, and each one's start
+    // (mostly loading its modules) is on the path to ready; each of them waits for and retries the API on its own.
     const apiName = (i: number): string => (o.servers > 1 ? `apiserver-${i + 1}` : 'apiserver');
-    for (const [i, port] of apiPorts.entries()) {
-      const spec: DaemonSpec = {
-        name: apiName(i),
-        rank: 1,
-        bin: binOf('apiserver', 'platform-apiserver'),
-        restart: false,
-        health: `https://${host}:${port}/readyz`,
-        args: [
-          `--store-servers=${storeServers}`,
-          `--secure-port=${port}`,
-          `--bind-address=${o.bindAddress}`,
-          `--cert-dir=${f.pkiDir}`,
-          `--token-auth-file=${f.tokenAuthFile}`,
-          '--authorization-mode=Node,RBAC',
-          `--service-account-issuer=${urls[0]}`,
-          `--service-account-key-file=${f.serviceAccountKey}`,
-          `--service-account-signing-key-file=${f.serviceAccountKey}`,
-          ...(o.servers > 1 ? ['--endpoint-reconciler-type=lease'] : []),
-        ],
-      };
-      if (!(await bring(spec, urls[i]!, true))) break;
-      if (i === 0 && !stopping) {
-        // Anonymous requests reach health checks, the version and discovery; the authorizer follows the binding
-        // through a watch, so wait until it has it.
-        const clientset = new Clientset(new RestClient(loadClientConfig({ clientConfig: f.kubeconfig })));
-        try {
-          await ensureAnonymousDiscovery(clientset);
-          for (let n = 0; n < 50 && !stopping && !(await probe(`${urls[0]}/api`)); n++)
-            await new Promise((r) => setTimeout(r, 100));
-        } catch (err) {
-          io.err(`platform: could not open discovery to anonymous requests: ${String(err)}`);
-        }
-      }
+    const apiSpec = (i: number, port: number): DaemonSpec => ({
+      name: apiName(i),
+      rank: 1,
+      bin: binOf('apiserver', 'platform-apiserver'),
+      // As systemd's Restart=always would; with restarts off, one of several may stay down.
+      restart: o.restart !== false,
+      essential: o.servers === 1,
+      health: `https://${host}:${port}/readyz`,
+      args: [
+        `--store-servers=${storeServers}`,
+        `--secure-port=${port}`,
+        `--bind-address=${o.bindAddress}`,
+        `--cert-dir=${f.pkiDir}`,
+        `--token-auth-file=${f.tokenAuthFile}`,
+        '--authorization-mode=Node,RBAC',
+        `--service-account-issuer=${urls[0]}`,
+        `--service-account-key-file=${f.serviceAccountKey}`,
+        `--service-account-signing-key-file=${f.serviceAccountKey}`,
+        ...(o.servers > 1 ? ['--endpoint-reconciler-type=lease'] : []),
+        ...extra('apiserver'),
+      ],
+    });
+    const rest: Promise<boolean>[] = [];
+    if (!stopping && (await bring(apiSpec(0, apiPorts[0]!), urls[0]!, true))) {
+      rest.push(openDiscovery());
+      for (const [i, port] of apiPorts.entries()) if (i > 0) rest.push(bring(apiSpec(i, port), urls[i]!, true));
+      rest.push(...(await clientDaemons()).map(([spec, detail]) => bring(spec, detail, false)));
     }
-
-    // The controller managers and schedulers, one per API server (leader-elected among themselves).
-    for (let i = 0; i < o.servers && !stopping; i++) {
-      const suffix = o.servers > 1 ? `-${i + 1}` : '';
-      const cmConf = writeKubeconfig(f, urls[i]!, tokens.get(CONTROLLER_MANAGER.name)!, {
-        ...CONTROLLER_MANAGER,
-        name: `controller-manager${suffix}`,
-      });
-      const cmPort = await pickPort(10257 + (i ? 100 * i : 0), taken);
-      await bring(
-        {
-          name: `controller-manager${suffix}`,
-          rank: 2,
-          bin: binOf('controller-manager', 'platform-controller-manager'),
-          restart: true,
-          health: `https://127.0.0.1:${cmPort}/healthz`,
-          args: [
-            `--clientconfig=${cmConf}`,
-            `--authentication-clientconfig=${cmConf}`,
-            `--authorization-clientconfig=${cmConf}`,
-            `--secure-port=${cmPort}`,
-            '--bind-address=127.0.0.1',
-            `--cert-dir=${join(f.pkiDir, `controller-manager${suffix}`)}`,
-            '--leader-elect=true',
-            '--use-service-account-credentials=true',
-          ],
-        },
-        `https://127.0.0.1:${cmPort}`,
-        false,
-      );
-      const schedConf = writeKubeconfig(f, urls[i]!, tokens.get(SCHEDULER.name)!, {
-        ...SCHEDULER,
-        name: `scheduler${suffix}`,
-      });
-      const schedPort = await pickPort(10259 + (i ? 100 * i : 0), taken);
-      await bring(
-        {
-          name: `scheduler${suffix}`,
-          rank: 2,
-          bin: binOf('scheduler', 'platform-scheduler'),
-          restart: true,
-          health: `https://127.0.0.1:${schedPort}/healthz`,
-          args: [
-            `--clientconfig=${schedConf}`,
-            `--authentication-clientconfig=${schedConf}`,
-            `--authorization-clientconfig=${schedConf}`,
-            `--secure-port=${schedPort}`,
-            '--port=0',
-            '--bind-address=127.0.0.1',
-            `--cert-dir=${join(f.pkiDir, `scheduler${suffix}`)}`,
-            '--leader-elect=true',
-          ],
-        },
-        `https://127.0.0.1:${schedPort}`,
-        false,
-      );
-    }
-
-    // The node agent of this machine, and the simulated nodes.
-    const agents: { id: Identity; name: string; extra: string[]; detail: string }[] = [
-      { id: node, name: 'node-agent', extra: [...runtime.args, `--hostname-override=${o.nodeName}`], detail: '' },
-    ];
-    agents[0]!.detail = `node ${o.nodeName}, ${runtime.label} runtime`;
-    if (o.simulateNodes > 0)
-      agents.push({
-        id: SIMULATED_NODES,
-        name: 'simulated-nodes',
-        extra: [`--simulate-nodes=${o.simulateNodes}`, `--hostname-override=${o.nodeName}-sim`],
-        detail: `${o.simulateNodes} simulated node(s)`,
-      });
-    for (const a of agents) {
-      if (stopping) break;
-      const conf = writeKubeconfig(f, urls[0]!, tokens.get(a.id.name)!, a.id);
-      const port = await pickPort(10250, taken);
-      const healthzPort = await pickPort(10248, taken);
-      await bring(
-        {
-          name: a.name,
-          rank: 2,
-          bin: binOf('node-agent', 'platform-node-agent'),
-          restart: true,
-          health: `http://127.0.0.1:${healthzPort}/healthz`,
-          args: [
-            `--clientconfig=${conf}`,
-            '--node-ip=127.0.0.1',
-            '--address=127.0.0.1',
-            `--port=${port}`,
-            '--read-only-port=0',
-            '--healthz-bind-address=127.0.0.1',
-            `--healthz-port=${healthzPort}`,
-            `--root-dir=${join(o.dir, a.name)}`,
-            `--cert-dir=${join(f.pkiDir, a.name)}`,
-            '--fail-swap-on=false',
-            ...a.extra,
-          ],
-        },
-        a.detail,
-        false,
-      );
-    }
+    await Promise.all(rest);
 
     if (!stopping) {
       const took = ((Date.now() - started) / 1000).toFixed(1);

@@ -9,10 +9,11 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 
 import { init } from '../init';
+import { candidacyOf, leaseHolders, rssOf } from '../inspect';
 import { clusterFiles } from '../pki';
 import { alive, type ClusterState, readState } from '../state';
 import { probe } from '../supervisor';
-import { defaultNodeName, up, type UpOptions } from '../up';
+import { DAEMON_KINDS, defaultNodeName, up, type UpOptions } from '../up';
 
 function parsePort(v: string): number {
   const n = Number(v);
@@ -44,7 +45,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       '--dir <path>',
       'state directory: the store, certificates, tokens, client configurations and logs',
     ).default('.platform');
-  program
+  const upCommand = program
     .command('up')
     .description(
       'start the API server, the controller manager, the scheduler and a node agent, each its own process; Ctrl-C stops them',
@@ -80,10 +81,25 @@ export async function main(argv: readonly string[]): Promise<number> {
     )
     .option('--container-runtime-endpoint <endpoint>', 'the CRI socket (unix:///run/containerd/containerd.sock)')
     .option('--detach', 'start in the background, print the summary and return (stop with `platform down`)', false)
-    .action(async (o: UpOptions & { detach: boolean }) => {
-      const options: UpOptions = { ...o, dir: resolve(o.dir) };
-      code = o.detach ? await detach(options, argv) : await up(options, IO);
-    });
+    .option(
+      '--no-restart',
+      'a daemon that exits stays down (failure drills); the exit of the only API server or of an etcd member still stops the cluster',
+    );
+  for (const kind of DAEMON_KINDS)
+    upCommand.option(
+      `--${kind}-arg <flag>`,
+      `one more flag for every ${kind} (repeatable; after the launcher's own, so it wins), e.g. --${kind}-arg=--v=4`,
+      collect,
+      [],
+    );
+  upCommand.action(async (o: UpOptions & { detach: boolean } & Record<string, unknown>) => {
+    // Commander names `--controller-manager-arg`'s value `controllerManagerArg`.
+    const extraArgs = Object.fromEntries(
+      DAEMON_KINDS.map((k) => [k, o[`${k.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())}Arg`] as string[]]),
+    );
+    const options: UpOptions = { ...o, dir: resolve(o.dir), extraArgs };
+    code = o.detach ? await detach(options, argv) : await up(options, IO);
+  });
   program
     .command('status')
     .description('one line per daemon of the running cluster, with its health')
@@ -199,25 +215,50 @@ function readStateFile(file: string): ClusterState | undefined {
   }
 }
 
+/**
+ * One line per daemon: its process, health, resident memory, and (leader-elected daemons) `leader` or `standby`;
+ * exit code 0 when every daemon is healthy.
+ */
 async function status(dir: string): Promise<number> {
-  const s = readState(clusterFiles(dir).stateFile);
+  const f = clusterFiles(dir);
+  const s = readState(f.stateFile);
   if (!s) {
     IO.err(`platform: no cluster is running in ${dir}`);
     return 1;
   }
   IO.out(`cluster in ${dir}: ${s.phase} (launcher pid ${s.pid})`);
+  const candidacies = new Map(s.daemons.map((d) => [d.name, candidacyOf(d.log)]));
+  const leases = [...candidacies.values()].flatMap((c) => (c ? [c.lease] : []));
+  const holders = leases.length
+    ? await leaseHolders(
+        leases,
+        s.daemons.filter((d) => d.name.startsWith('apiserver') && d.detail).map((d) => d.detail!),
+        readFileSync(f.tokenFile, 'utf8').trim(),
+        readFileSync(f.caFile, 'utf8'),
+      )
+    : new Map<string, string>();
   const rows = await Promise.all(
     s.daemons.map(async (d) => {
       const up = d.pid !== undefined && alive(d.pid);
       const health = !up ? 'not running' : (await probe(d.health)) ? 'healthy' : 'unhealthy';
-      return [d.name, d.pid !== undefined ? `pid ${d.pid}` : '-', health, d.detail ?? ''];
+      const rss = up ? rssOf(d.pid!) : undefined;
+      const c = candidacies.get(d.name);
+      const role = !c || !up ? '' : holders.get(c.lease) === c.identity ? 'leader' : 'standby';
+      return [
+        d.name,
+        d.pid !== undefined ? `pid ${d.pid}` : '-',
+        health,
+        rss === undefined ? '' : `rss ${Math.round(rss / 2 ** 20)} MiB`,
+        role,
+        d.detail ?? '',
+      ];
     }),
   );
-  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
   for (const r of rows)
     IO.out(
       r
-        .map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c))
+        .map((c, i) => (i < widths.length ? c.padEnd(widths[i]!) : c))
         .join('  ')
         .trimEnd(),
     );
