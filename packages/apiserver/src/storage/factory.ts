@@ -20,8 +20,9 @@ import { parseSqliteUrl, SqliteStore } from './sqlite/sqlite-store';
 export async function openStore(servers: string[], config: StorageConfig): Promise<Store> {
   const problems = serversProblems(servers, '--store-servers');
   if (problems.length > 0) throw new TypeError(problems.join('; '));
-  if (servers.length === 0) return SqliteStore.open(resolve(config.defaultSqlitePath));
-  if (servers[0]!.startsWith('sqlite://')) return SqliteStore.open(parseSqliteUrl(servers[0]!));
+  const sqlite = config.storeWriteTimeoutMs ? { writeTimeoutMs: config.storeWriteTimeoutMs } : {};
+  if (servers.length === 0) return SqliteStore.open(resolve(config.defaultSqlitePath), sqlite);
+  if (servers[0]!.startsWith('sqlite://')) return SqliteStore.open(parseSqliteUrl(servers[0]!), sqlite);
   return new Etcd3Store({
     endpoints: servers,
     tls: { caFile: config.storeCaFile, certFile: config.storeCertFile, keyFile: config.storeKeyFile },

@@ -38,6 +38,11 @@ export interface StorageConfig {
   leaseReuseDurationSeconds: number;
   /** Where the embedded store lives when `storeServers` is empty. */
   defaultSqlitePath: string;
+  /**
+   * Deadline of each write to the embedded store (ms), derived from `--request-timeout` by `storeWriteTimeoutFor`
+   * (no flag of its own, as in Kubernetes, whose store calls end with the request). Unset: the store's default (60 s).
+   */
+  storeWriteTimeoutMs?: number;
 }
 
 /** The defaults of Document 2. */
@@ -161,6 +166,16 @@ export function validateStorageConfig(c: StorageConfig): Error[] {
   }
   if (c.leaseReuseDurationSeconds === 0) errs.push('--lease-reuse-duration-seconds must be positive');
   return errs.map((m) => new Error(m));
+}
+
+/**
+ * The embedded store's write deadline for a `--request-timeout` (ms): a little shorter (10%, at most 1 s), so that a
+ * write the store cannot complete gets the store's own 504 before the request's deadline passes. 0 (no request
+ * timeout) keeps the store's default.
+ */
+export function storeWriteTimeoutFor(requestTimeoutMs: number): number | undefined {
+  if (!(requestTimeoutMs > 0)) return undefined;
+  return Math.max(1, requestTimeoutMs - Math.min(1000, Math.floor(requestTimeoutMs / 10)));
 }
 
 /** The watch cache size of a resource: its own `--watch-cache-sizes` entry, else the default; 0 = no cache. */

@@ -38,11 +38,23 @@ export function interpretStorageError(err: unknown, gr: GroupResource, name: str
         name,
         'the object has been modified; please apply your changes to the latest version and try again',
       );
-    case 'Unreachable':
-    case 'Timeout': {
+    case 'Unreachable': {
       // Kubernetes' answer (500 ServerTimeout with Retry-After), with the store's own words as its cause.
       const e = serverTimeout(gr, operation, STORAGE_RETRY_SECONDS);
       e.status.details = { ...e.status.details, causes: [{ message: err.message }] };
+      return e;
+    }
+    case 'Timeout': {
+      // The store did not answer within its deadline: 504 Timeout, as the request deadline answers, in the store's
+      // words. For a write the outcome is unknown (the store's message says when it was certainly not applied).
+      const e = timeout(err.message, STORAGE_RETRY_SECONDS);
+      e.status.details = {
+        ...e.status.details,
+        name,
+        group: gr.group,
+        kind: gr.resource,
+        causes: [{ message: err.message }],
+      };
       return e;
     }
     case 'Compacted':

@@ -15,6 +15,10 @@
  *   thousand rows costs less than the round trip to a worker, see docs/storage.md for the measurement).
  * - One owner: a lock on `<file>.lock` (an exclusive SQLite lock, released by the kernel when the process dies) makes
  *   a second process (or a second store in this process) fail clearly at open.
+ * - Deadlines: every write has one (`writeTimeoutMs`, below the API server's `--request-timeout`). A write the writer
+ *   has not answered by then (the database locked by another process, a hung disk, a stuck writer) fails with
+ *   `Timeout` (504): "not applied" when it was never started (it is dropped, here or by the writer), "outcome unknown"
+ *   when it was in the transaction being committed (it then lands whole, with its watch event, or not at all).
  */
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -37,7 +41,15 @@ import {
   type StoreWatchOptions,
   type WriteOptions,
 } from '../interface';
-import { SCHEMA_SQL, type LogRow, type WriteError, type WriteOp, type WriteResult, type WriterMessage } from './writer';
+import {
+  SCHEMA_SQL,
+  type LogRow,
+  type WriteError,
+  type WriteOp,
+  type WriteResult,
+  type WriterMessage,
+  type WriterRequest,
+} from './writer';
 
 /** Options of `SqliteStore.open`. */
 export interface SqliteStoreOptions {
@@ -47,6 +59,12 @@ export interface SqliteStoreOptions {
   expiryIntervalMs?: number;
   /** Most ops committed in one transaction. Default 1000. */
   maxBatchOps?: number;
+  /**
+   * Deadline of each write, from the call to the writer's answer (ms). Default 60000. The API server sets it below
+   * its `--request-timeout` (`storeWriteTimeoutMs`), so that a write the store cannot complete answers 504 from the
+   * store, within the request's deadline.
+   */
+  writeTimeoutMs?: number;
 }
 
 /**
@@ -91,8 +109,12 @@ export function parseSqliteUrl(url: string, cwd: string = process.cwd()): string
 
 interface Pending {
   op: WriteOp;
+  /** Epoch ms after which the op is not started any more (and its caller gets a Timeout). */
+  deadline: number;
   resolve: (r: LogRow[]) => void;
   reject: (e: unknown) => void;
+  /** Fires at the deadline; cleared when the op is answered. */
+  timer?: NodeJS.Timeout;
 }
 
 interface Subscriber {
@@ -131,6 +153,7 @@ function toEvent(row: LogRow): StoreEvent {
 }
 
 function toError(e: WriteError): StorageError {
+  if (e.code === 'Timeout') return timeout(e.message);
   return new StorageError(e.code as StorageErrorCode, e.message, {
     key: e.key,
     current: e.current ? toKv(e.current) : undefined,
@@ -152,6 +175,7 @@ export class SqliteStore implements Store {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly stmts: Record<keyof typeof READ_SQL, Database.Statement>;
   private exited: Promise<void>;
+  private expiring = false;
 
   private constructor(
     /** The database file. */
@@ -174,7 +198,12 @@ export class SqliteStore implements Store {
     });
     const progress = setInterval(() => this.sendProgress(), this.options.progressIntervalMs);
     const expiry = setInterval(() => {
-      if (!this.closed && !this.broken) this.enqueue({ op: 'expire', now: Date.now() }).catch(() => undefined);
+      // One expiry pass at a time: while the writer cannot write, passes would only queue up to time out.
+      if (this.closed || this.broken || this.expiring) return;
+      this.expiring = true;
+      this.enqueue({ op: 'expire', now: Date.now() })
+        .catch(() => undefined)
+        .finally(() => (this.expiring = false));
     }, this.options.expiryIntervalMs);
     progress.unref();
     expiry.unref();
@@ -219,6 +248,7 @@ export class SqliteStore implements Store {
         progressIntervalMs: options.progressIntervalMs ?? 5000,
         expiryIntervalMs: options.expiryIntervalMs ?? 1000,
         maxBatchOps: options.maxBatchOps ?? 1000,
+        writeTimeoutMs: options.writeTimeoutMs ?? 60000,
       });
     } catch (e) {
       await worker?.terminate();
@@ -229,13 +259,43 @@ export class SqliteStore implements Store {
 
   // ---- writes: queued, group-committed by the worker ----
 
-  private enqueue(op: WriteOp): Promise<LogRow[]> {
+  /**
+   * Queues `op` for the writer with a deadline `timeoutMs` from now. At the deadline the caller gets a Timeout: an op
+   * still queued here is dropped (certainly not applied); one in the batch the writer is running may still commit,
+   * and its rows are then dispatched to watches like any other.
+   */
+  private enqueue(op: WriteOp, timeoutMs = this.options.writeTimeoutMs): Promise<LogRow[]> {
     if (this.broken) return Promise.reject(this.broken);
     if (this.closed) return Promise.reject(unreachable('store is closed'));
     return new Promise((resolve, reject) => {
-      this.pending.push({ op, resolve, reject });
+      const p: Pending = {
+        op,
+        deadline: Date.now() + timeoutMs,
+        resolve: (rows) => {
+          clearTimeout(p.timer);
+          resolve(rows);
+        },
+        reject: (e) => {
+          clearTimeout(p.timer);
+          reject(e);
+        },
+      };
+      p.timer = setTimeout(() => this.expire(p, timeoutMs), timeoutMs);
+      this.pending.push(p);
       this.flush();
     });
+  }
+
+  /** The deadline of `p` passed before the writer answered it. */
+  private expire(p: Pending, timeoutMs: number): void {
+    const queued = this.pending.indexOf(p);
+    const why = `the SQLite store did not answer within ${timeoutMs}ms (the database is locked by another process, or the disk or the writer does not answer)`;
+    if (queued >= 0) {
+      this.pending.splice(queued, 1);
+      p.reject(timeout(`${why}; the write was not applied`));
+    } else {
+      p.reject(timeout(`${why}; the write may still be applied: read the object to learn its state`));
+    }
   }
 
   private flush(): void {
@@ -252,7 +312,12 @@ export class SqliteStore implements Store {
     }
     const batch = this.pending.splice(0, n);
     this.inFlight = batch;
-    this.worker.postMessage({ type: 'batch', id: ++this.batchId, ops: batch.map((p) => p.op) });
+    this.worker.postMessage({
+      type: 'batch',
+      id: ++this.batchId,
+      ops: batch.map((p) => p.op),
+      deadlines: batch.map((p) => p.deadline),
+    } satisfies WriterRequest);
   }
 
   private onMessage(m: WriterMessage): void {
@@ -432,24 +497,13 @@ export class SqliteStore implements Store {
     return Number(pages.page_count * size.page_size);
   }
 
-  /** See `Store.check`: the writer must answer an empty batch within `timeoutMs`. */
+  /**
+   * See `Store.check`: the writer must take the database's write lock and answer an empty op within `timeoutMs`
+   * (so the check fails while another process holds the lock, or the disk or the writer hangs).
+   */
   async check(timeoutMs: number): Promise<void> {
     this.open();
-    let timer: NodeJS.Timeout | undefined;
-    const answered = new Promise<void>((resolve, reject) => {
-      this.pending.push({ op: { op: 'expire', now: 0 }, resolve: () => resolve(), reject });
-      this.flush();
-    });
-    try {
-      await Promise.race([
-        answered,
-        new Promise<never>((_, rej) => {
-          timer = setTimeout(() => rej(timeout(`sqlite writer did not answer within ${timeoutMs}ms`)), timeoutMs);
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await this.enqueue({ op: 'expire', now: 0 }, timeoutMs);
   }
 
   /** See `Store.watch`. Events come from the write path; older ones are replayed from the log. */

@@ -5,11 +5,17 @@
  * `writerMain` runs in the worker (see `startWriter` in sqlite-store.ts). It keeps to plain functions and objects
  * and imports nothing at module level except types, so that loading this module in the worker costs nothing.
  *
- * Protocol (main → worker): `{ type: 'batch', id, ops }`, then `{ type: 'close' }`. The worker runs all ops of a batch
- * in ONE transaction (each op in its own savepoint, so a failed compare-and-swap does not undo the others), commits
- * (one fsync with synchronous=FULL in WAL mode) and answers `{ type: 'result', id, results }` with, per op, either the
- * committed log rows or an error `{ code, message, key, current?, compactedRevision?, currentRevision? }`. A commit
- * failure fails every op of the batch. The main thread sends the next batch only after the answer (group commit).
+ * Protocol (main → worker): `{ type: 'batch', id, ops, deadlines }`, then `{ type: 'close' }`. The worker runs all
+ * ops of a batch in ONE transaction (each op in its own savepoint, so a failed compare-and-swap does not undo the
+ * others), commits (one fsync with synchronous=FULL in WAL mode) and answers `{ type: 'result', id, results }` with,
+ * per op, either the committed log rows or an error `{ code, message, key, current?, compactedRevision?,
+ * currentRevision? }`. A commit failure fails every op of the batch. The main thread sends the next batch only after
+ * the answer (group commit).
+ *
+ * Deadlines (`deadlines[i]`, epoch ms, one per op): the transaction starts with `BEGIN IMMEDIATE`, waiting for the
+ * database's write lock (held by another process: a backup tool, an `sqlite3` shell) at most until the latest
+ * deadline of the batch. An op whose deadline has passed before the write lock is ours is dropped with a `Timeout`
+ * error and never applied: a request the API server already answered 504 cannot land late.
  */
 
 import type * as workerThreads from 'node:worker_threads';
@@ -49,6 +55,9 @@ export interface WriteError {
 
 /** The outcome of one op: the rows it appended (in revision order), or its error. */
 export type WriteResult = { ok: true; rows: LogRow[] } | { ok: false; error: WriteError };
+
+/** Messages to the worker. */
+export type WriterRequest = { type: 'batch'; id: number; ops: WriteOp[]; deadlines: number[] } | { type: 'close' };
 
 /** Messages from the worker. */
 export type WriterMessage =
@@ -119,6 +128,8 @@ function runWriter(
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
   db.exec(data.schema);
+  // From here on each batch sets how long to wait for the write lock (its deadline); nothing else waits for it.
+  db.pragma('busy_timeout = 0');
 
   const stmts = {
     current: db.prepare(`SELECT k.* FROM current c JOIN kine k ON k.id = c.id WHERE c.name = ?`),
@@ -239,21 +250,68 @@ function runWriter(
     }
   };
   const runOpTx = db.transaction(runOp);
-  const runBatch = db.transaction((ops: WriteOp[]): WriteResult[] =>
-    ops.map((op): WriteResult => {
-      const before = revision;
-      try {
-        return { ok: true, rows: runOpTx(op) };
-      } catch (e) {
-        revision = before; // the savepoint rolled back whatever this op appended
-        if (isOpError(e)) return { ok: false, error: e.error };
-        const message = e instanceof Error ? e.message : String(e);
-        return { ok: false, error: { code: 'Unreachable', message: `sqlite write failed: ${message}` } };
+  const tx = { begin: db.prepare('BEGIN IMMEDIATE'), commit: db.prepare('COMMIT'), rollback: db.prepare('ROLLBACK') };
+  const expired: WriteResult = {
+    ok: false,
+    error: {
+      code: 'Timeout',
+      message:
+        'the SQLite store could not start the write before its deadline (the database is locked by another process, ' +
+        'or the disk does not answer); the write was not applied',
+    },
+  };
+  const failAll = (results: WriteResult[], live: number[], error: WriteError): void => {
+    for (const i of live) results[i] = { ok: false, error };
+  };
+  /** Runs the ops whose deadline has not passed in one transaction; the others are dropped (`expired`). */
+  const runBatch = (ops: WriteOp[], deadlines: number[]): WriteResult[] => {
+    const results: WriteResult[] = ops.map(() => expired);
+    let live = ops.map((_, i) => i).filter((i) => deadlines[i]! > Date.now());
+    if (live.length === 0) return results;
+    const wait = Math.max(...live.map((i) => deadlines[i]!)) - Date.now();
+    db.pragma(`busy_timeout = ${Math.max(0, Math.ceil(wait))}`);
+    try {
+      tx.begin.run();
+    } catch (e) {
+      const busy = (e as { code?: unknown }).code === 'SQLITE_BUSY';
+      failAll(results, live, {
+        code: busy ? 'Timeout' : 'Unreachable',
+        message: busy
+          ? `the SQLite database stayed locked by another process for ${Math.ceil(wait)}ms; the write was not applied`
+          : `sqlite write failed to start: ${e instanceof Error ? e.message : String(e)}; the write was not applied`,
+      });
+      return results;
+    }
+    // Waiting for the lock may have outlived some deadlines: those ops are dropped too.
+    live = live.filter((i) => deadlines[i]! > Date.now());
+    const before = revision;
+    try {
+      for (const i of live) {
+        const opBefore = revision;
+        try {
+          results[i] = { ok: true, rows: runOpTx(ops[i]!) };
+        } catch (e) {
+          revision = opBefore; // the savepoint rolled back whatever this op appended
+          if (isOpError(e)) results[i] = { ok: false, error: e.error };
+          else {
+            const message = e instanceof Error ? e.message : String(e);
+            results[i] = { ok: false, error: { code: 'Unreachable', message: `sqlite write failed: ${message}` } };
+          }
+        }
       }
-    }),
-  );
+      tx.commit.run();
+    } catch (e) {
+      if (db.inTransaction) tx.rollback.run();
+      revision = before;
+      failAll(results, live, {
+        code: 'Unreachable',
+        message: `sqlite commit failed: ${e instanceof Error ? e.message : String(e)}`,
+      });
+    }
+    return results;
+  };
 
-  port.on('message', (msg: { type: 'batch'; id: number; ops: WriteOp[] } | { type: 'close' }) => {
+  port.on('message', (msg: WriterRequest) => {
     if (msg.type === 'close') {
       db.close();
       port.close();
@@ -261,7 +319,7 @@ function runWriter(
     }
     let results: WriteResult[];
     try {
-      results = runBatch(msg.ops);
+      results = runBatch(msg.ops, msg.deadlines);
     } catch (e) {
       revision = readRevision();
       const message = `sqlite commit failed: ${e instanceof Error ? e.message : String(e)}`;
@@ -269,6 +327,7 @@ function runWriter(
     }
     if (msg.ops.some((o) => o.op === 'compact')) {
       try {
+        db.pragma('busy_timeout = 0');
         db.pragma('incremental_vacuum');
       } catch {
         // Vacuuming is an optimisation; the next compaction tries again.
