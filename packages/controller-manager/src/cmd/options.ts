@@ -221,15 +221,12 @@ type Inert = [
 
 /** Document 2's options of controllers not run by this process (yet): accepted, validated by type, no effect. */
 const INERT: Inert[] = [
-  ['allocate-node-cidrs', 'bool', 'false', 'Should CIDRs for Pods be allocated and set on the cloud provider.'],
   [
     'attach-detach-reconcile-sync-period',
     'duration',
     '1m0s',
     'The reconciler sync wait time between volume attach detach.',
   ],
-  ['cidr-allocator-type', 'string', 'RangeAllocator', 'Type of CIDR allocator to use.'],
-  ['cluster-cidr', 'cidr', '', 'CIDR Range for Pods in cluster. Requires --allocate-node-cidrs to be true.'],
   ['cluster-name', 'string', 'platform', 'The instance prefix for the cluster.'],
   [
     'cluster-signing-cert-file',
@@ -314,9 +311,6 @@ const INERT: Inert[] = [
     'The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal pod autoscaler to consider scaling.',
   ],
   ['namespace-sync-period', 'duration', '5m0s', 'The period for syncing namespace life-cycle updates.'],
-  ['node-cidr-mask-size', 'int32', '', 'Mask size for node cidr in cluster. Default is 24 for IPv4 and 64 for IPv6.'],
-  ['node-cidr-mask-size-ipv4', 'int32', '24', 'Mask size for IPv4 node cidr in dual-stack cluster.'],
-  ['node-cidr-mask-size-ipv6', 'int32', '64', 'Mask size for IPv6 node cidr in dual-stack cluster.'],
   [
     'pv-recycler-increment-timeout-nfs',
     'int32',
@@ -377,12 +371,6 @@ const INERT: Inert[] = [
     'string',
     '',
     'Filename containing a PEM-encoded private RSA or ECDSA key used to sign service account tokens.',
-  ],
-  [
-    'service-cluster-ip-range',
-    'cidr',
-    '',
-    'CIDR Range for Services in cluster. Requires --allocate-node-cidrs to be true.',
   ],
   [
     'terminated-pod-gc-threshold',

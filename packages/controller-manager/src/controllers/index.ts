@@ -14,6 +14,7 @@ import { endpointSliceMirroringController } from './endpointslicemirroring';
 import { garbageCollectorController } from './garbagecollector';
 import { jobController } from './job';
 import { namespaceController } from './namespace';
+import { nodeIPAMController } from './nodeipam';
 import { nodeLifecycleController } from './nodelifecycle';
 import { podGCController } from './podgc';
 import { pvProtectionController } from './pv-protection';
@@ -46,6 +47,7 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   ttlAfterFinishedController,
   disruptionController,
   nodeLifecycleController,
+  nodeIPAMController,
   rootCACertPublisherController,
   endpointController,
   endpointSliceController,
