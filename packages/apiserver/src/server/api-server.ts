@@ -75,7 +75,7 @@ import { ConvertingStorage, type StorageConversion } from '../storage/converting
 import { type Store } from '../storage/interface';
 import { StoreFactory } from '../storage/factory';
 import { Compactor, startStorageMetricsPolling } from '../storage/maintenance';
-import { DEFAULT_STORAGE_CONFIG, type StorageConfig } from '../storage/options';
+import { DEFAULT_STORAGE_CONFIG, storeWriteTimeoutFor, type StorageConfig } from '../storage/options';
 import { type Storage, StoreStorage } from '../storage/storage';
 import { authenticationInfoData } from './bootstrap/authentication-info';
 import { type Bootstrap, type BootstrapConfig, installBootstrap } from './bootstrap/bootstrap';
@@ -191,6 +191,7 @@ function storageConfig(c: ApiServerConfig): StorageConfig {
     storeHealthcheckTimeoutMs: s.healthcheckTimeoutMs,
     storageMediaType: s.mediaType,
     leaseReuseDurationSeconds: s.leaseReuseDurationSeconds ?? DEFAULT_STORAGE_CONFIG.leaseReuseDurationSeconds,
+    storeWriteTimeoutMs: storeWriteTimeoutFor(c.limits.requestTimeoutMs),
     ...(s.tls?.caFile ? { storeCaFile: s.tls.caFile } : {}),
     ...(s.tls?.certFile ? { storeCertFile: s.tls.certFile } : {}),
     ...(s.tls?.keyFile ? { storeKeyFile: s.tls.keyFile } : {}),
