@@ -20,7 +20,6 @@ import { nodeLifecycleController } from './nodelifecycle';
 import { podGCController } from './podgc';
 import { pvProtectionController } from './pv-protection';
 import { pvcProtectionController } from './pvc-protection';
-import { persistentVolumeBinderController } from './persistentvolume-binder';
 import { resourceQuotaController } from './resourcequota';
 import { rootCACertPublisherController } from './root-ca-cert-publisher';
 import { replicaSetController } from './replicaset';
@@ -61,5 +60,4 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   tokenCleanerController,
   pvcProtectionController,
   pvProtectionController,
-  persistentVolumeBinderController,
 ];
