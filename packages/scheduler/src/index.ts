@@ -10,6 +10,8 @@ export { main, schedulerCommand } from './cmd/main';
 export * from './framework/types';
 export * from './framework/framework';
 export * from './framework/registry';
+export * from './framework/waiting-pods';
+export * from './extender/http-extender';
 export * from './framework/node-info';
 export * from './framework/resource';
 export * from './cache/cache';

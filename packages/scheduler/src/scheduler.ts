@@ -37,12 +37,20 @@ import { type Registry } from './framework/registry';
 import {
   type ClusterEvent,
   type CycleState,
+  errorStatus,
   isSuccess,
   type NodeToStatus,
   type QueuedPodInfo,
   type SchedulerHandle,
   type Status,
+  unschedulable,
 } from './framework/types';
+import {
+  callPreemptionExtenders,
+  type Extender,
+  extenderScores,
+  findNodesThatPassExtenders,
+} from './extender/http-extender';
 import { SchedulerMetrics } from './metrics';
 import { inTreeRegistry } from './plugins/registry';
 import { SchedulingQueue } from './queue/scheduling-queue';
@@ -96,6 +104,8 @@ export interface SchedulerOptions {
   clock?: Clock;
   /** Host name for Events' source. */
   host?: string;
+  /** HTTP extenders, asked after the plugins in the order given. */
+  extenders?: Extender[];
 }
 
 /** The least number of nodes examined per pod, however large the cluster (1.21 `minFeasibleNodesToFind`). */
@@ -155,6 +165,7 @@ export class Scheduler {
   private readonly listers = new Map<string, Indexer<ApiObject>>();
   private podIndexer?: Indexer<ApiObject>;
   private nextStartNodeIndex = 0;
+  private readonly extenders: readonly Extender[];
   private inFlightBindings = 0;
   /** Bindings that failed (tests). */
   bindFailures = 0;
@@ -162,6 +173,7 @@ export class Scheduler {
   constructor(private readonly o: SchedulerOptions) {
     this.log = o.logger ?? NOP_LOGGER;
     this.clock = o.clock ?? REAL_CLOCK;
+    this.extenders = o.extenders ?? [];
     this.metrics = o.metrics ?? new SchedulerMetrics();
     this.cache = new SchedulerCache({ ttlMs: o.assumedPodTtlMs, clock: this.clock });
     this.factory = new InformerFactory(o.clientset, { minResyncPeriodMs: 0, logger: this.log });
@@ -234,6 +246,14 @@ export class Scheduler {
       },
       framework: () => self.profiles.values().next().value as Framework,
       hardPodAffinitySymmetricWeight: this.o.hardPodAffinitySymmetricWeight ?? 1,
+      preemptionExtenders: (pod, candidates) =>
+        callPreemptionExtenders(
+          self.extenders,
+          pod,
+          candidates,
+          (n) => self.snapshot.get(n),
+          (msg, err) => self.log.warn(msg, { err: String(err) }),
+        ),
     };
   }
 
@@ -340,7 +360,8 @@ export class Scheduler {
         const p = this.queue.tryPop() ?? (await this.queue.pop());
         if (!p || signal.aborted) break;
         try {
-          this.scheduleOne(p);
+          const r = this.scheduleOne(p);
+          if (r) await r;
         } catch (err) {
           this.log.error('Scheduling cycle failed', { pod: podKey(p.pod), err });
         }
@@ -355,8 +376,11 @@ export class Scheduler {
     }
   }
 
-  /** One scheduling cycle for a popped pod. */
-  scheduleOne(p: QueuedPodInfo): void {
+  /**
+   * One scheduling cycle for a popped pod: synchronous, unless extenders are configured (their HTTP calls are
+   * awaited; the loop runs no other cycle meanwhile).
+   */
+  scheduleOne(p: QueuedPodInfo): void | Promise<void> {
     const pod = p.pod;
     const fwk = this.profiles.get(pod.spec?.schedulerName || 'default-scheduler');
     if (!fwk) return;
@@ -365,19 +389,48 @@ export class Scheduler {
     const cycle = this.queue.schedulingCycle;
     const state = fwk.newCycleState();
     this.cache.updateSnapshot(this.snapshot);
+    if (this.extenders.length)
+      return this.schedulePodWithExtenders(fwk, state, pod).then(
+        (host) => this.assumeAndBind(fwk, state, p, host, cycle, start),
+        (err) => this.scheduleFailed(fwk, state, p, err, cycle, start),
+      );
     let host: string;
     try {
       host = this.schedulePod(fwk, state, pod);
     } catch (err) {
-      if (err instanceof FitError) {
-        p.unschedulablePlugins = new Set([...err.statuses.values()].map((s) => s.plugin).filter((x) => x));
-        void this.handleFitError(fwk, state, p, err, cycle, start);
-      } else {
-        this.metrics.scheduleAttempts.inc({ result: 'error', profile: fwk.profileName });
-        this.recordFailure(fwk, p, err as Error, 'SchedulerError', '', cycle);
-      }
+      this.scheduleFailed(fwk, state, p, err, cycle, start);
       return;
     }
+    this.assumeAndBind(fwk, state, p, host, cycle, start);
+  }
+
+  private scheduleFailed(
+    fwk: Framework,
+    state: CycleState,
+    p: QueuedPodInfo,
+    err: unknown,
+    cycle: number,
+    start: number,
+  ): void {
+    if (err instanceof FitError) {
+      p.unschedulablePlugins = new Set([...err.statuses.values()].map((s) => s.plugin).filter((x) => x));
+      void this.handleFitError(fwk, state, p, err, cycle, start);
+    } else {
+      this.metrics.scheduleAttempts.inc({ result: 'error', profile: fwk.profileName });
+      this.recordFailure(fwk, p, err as Error, 'SchedulerError', '', cycle);
+    }
+  }
+
+  /** Assumes the pod on `host`, runs Reserve and Permit, and starts the binding cycle. */
+  private assumeAndBind(
+    fwk: Framework,
+    state: CycleState,
+    p: QueuedPodInfo,
+    host: string,
+    cycle: number,
+    start: number,
+  ): void {
+    const pod = p.pod;
     this.metrics.schedulingAlgorithmDuration.observe({}, (performance.now() - start) / 1000);
     const assumed = { ...pod, spec: { ...pod.spec, nodeName: host } } as Pod;
     try {
@@ -414,7 +467,12 @@ export class Scheduler {
     void this.bindingCycle(fwk, state, p, assumed, host, cycle, start).finally(() => this.inFlightBindings--);
   }
 
-  private schedulePod(fwk: Framework, state: CycleState, pod: Pod): string {
+  /** PreFilter and Filter: the nodes that fit, and why the others do not. */
+  private findFeasible(
+    fwk: Framework,
+    state: CycleState,
+    pod: Pod,
+  ): { all: readonly NodeInfo[]; feasible: NodeInfo[]; statuses: NodeToStatus } {
     const all = this.snapshot.list();
     if (all.length === 0) throw new Error('no nodes available to schedule pods');
     const pre = fwk.runPreFilterPlugins(state, pod);
@@ -424,13 +482,41 @@ export class Scheduler {
       for (const n of all) statuses.set(n.name, pre.status);
       throw new FitError(pod, all.length, statuses);
     }
-    const { feasible, statuses } = this.findNodesThatPassFilters(fwk, state, pod, all, pre.result?.nodeNames);
-    if (feasible.length === 0) throw new FitError(pod, all.length, statuses);
-    if (feasible.length === 1) return (feasible[0] as NodeInfo).name;
+    return { all, ...this.findNodesThatPassFilters(fwk, state, pod, all, pre.result?.nodeNames) };
+  }
+
+  /** PreScore and Score: the plugins' weighted totals per node. */
+  private scoreNodes(fwk: Framework, state: CycleState, pod: Pod, feasible: readonly NodeInfo[]): number[] {
     const ps = fwk.runPreScorePlugins(state, pod, feasible);
     if (!isSuccess(ps)) throw new Error((ps as Status).message());
     const { totals, status } = fwk.runScorePlugins(state, pod, feasible);
     if (!isSuccess(status)) throw new Error((status as Status).message());
+    return totals;
+  }
+
+  private schedulePod(fwk: Framework, state: CycleState, pod: Pod): string {
+    const { all, feasible, statuses } = this.findFeasible(fwk, state, pod);
+    if (feasible.length === 0) throw new FitError(pod, all.length, statuses);
+    if (feasible.length === 1) return (feasible[0] as NodeInfo).name;
+    return this.selectHost(feasible, this.scoreNodes(fwk, state, pod, feasible));
+  }
+
+  /** {@link schedulePod} with the extenders' filters after the plugins' and their scores added to the plugins'. */
+  private async schedulePodWithExtenders(fwk: Framework, state: CycleState, pod: Pod): Promise<string> {
+    const { all, feasible: fit, statuses } = this.findFeasible(fwk, state, pod);
+    const feasible = await findNodesThatPassExtenders(
+      this.extenders,
+      pod,
+      fit,
+      (name, reason) => statuses.set(name, unschedulable(...(statuses.get(name)?.reasons ?? []), reason)),
+      (msg, err) => this.log.warn(msg, { pod: podKey(pod), err: String(err) }),
+    );
+    if (feasible.length === 0) throw new FitError(pod, all.length, statuses);
+    if (feasible.length === 1) return (feasible[0] as NodeInfo).name;
+    const totals = this.scoreNodes(fwk, state, pod, feasible);
+    const ext = await extenderScores(this.extenders, pod, feasible);
+    for (let i = 0; i < feasible.length; i++)
+      totals[i] = (totals[i] as number) + (ext.get((feasible[i] as NodeInfo).name) ?? 0);
     return this.selectHost(feasible, totals);
   }
 
@@ -528,7 +614,7 @@ export class Scheduler {
     if (!isSuccess(permit)) return fail(permit, '');
     const pre = await fwk.runPreBindPlugins(state, assumed, host);
     if (!isSuccess(pre)) return fail(pre, 'running PreBind plugin');
-    const b = await fwk.runBindPlugins(state, assumed, host);
+    const b = await this.bind(fwk, state, assumed, host);
     if (!isSuccess(b)) return fail(b, 'binding rejected');
     this.cache.finishBinding(assumed);
     const seconds = (performance.now() - start) / 1000;
@@ -543,6 +629,18 @@ export class Scheduler {
       `Successfully assigned ${ns}/${assumed.metadata?.name ?? ''} to ${host}`,
     );
     fwk.runPostBindPlugins(state, assumed, host);
+  }
+
+  /** The first interested binder extender binds the pod (1.21 `extendersBinding`); else the Bind plugins. */
+  private async bind(fwk: Framework, state: CycleState, pod: Pod, host: string): Promise<Status | undefined> {
+    const binder = this.extenders.find((e) => e.isBinder() && e.isInterested(pod));
+    if (!binder) return fwk.runBindPlugins(state, pod, host);
+    try {
+      await binder.bind(pod, host);
+      return undefined;
+    } catch (err) {
+      return errorStatus(err);
+    }
   }
 
   /**

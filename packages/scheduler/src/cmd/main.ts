@@ -43,7 +43,8 @@ import {
 import { dump as dumpYaml, load as loadYaml } from 'js-yaml';
 
 import { buildConfiguration, leaderElectionOf, profilesOf } from '../config/build';
-import { ConfigError } from '../config/config';
+import { ConfigError, extenderConfigsOf } from '../config/config';
+import { HTTPExtender } from '../extender/http-extender';
 import { type Policy, parsePolicy } from '../config/policy';
 import { SchedulerMetrics } from '../metrics';
 import { inTreeRegistry } from '../plugins/registry';
@@ -198,14 +199,18 @@ export async function main(argv: readonly string[]): Promise<number> {
   const logging = createLogging({ config: collected.logging as LoggingConfig, program: NAME });
   const log = logging.logger;
   const config = eff.config;
+  // Three clients with a rate limiter each, as 1.21's createClients: bindings and status writes get the whole
+  // --api-qps; Events and the Lease renewals do not spend it.
   let rest: RestClient;
   let eventRest: RestClient;
+  let leaderElectionRest: RestClient;
   try {
     const cc = config.clientConnection;
     const loaded = loadClientConfig({ clientConfig: cc.kubeconfig || undefined, master: f.master || undefined });
     const rc = { ...loaded, contentType: cc.contentType, qps: cc.qps, burst: cc.burst, userAgent: NAME };
     rest = new RestClient(rc);
     eventRest = new RestClient(rc);
+    leaderElectionRest = new RestClient(rc);
   } catch (err) {
     log.error('Failed to create the API client', { err });
     await logging.close();
@@ -222,6 +227,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     await logging.close();
     return 1;
   }
+  let extenders: HTTPExtender[];
+  try {
+    extenders = extenderConfigsOf(config).map((c) => new HTTPExtender(c));
+  } catch (err) {
+    log.error('Invalid scheduler extender', { err: (err as Error).message });
+    await logging.close();
+    return 1;
+  }
   const metricsRegistry = new MetricsRegistry(collected.metrics);
   const metrics = new SchedulerMetrics(metricsRegistry);
   const scheduler = new Scheduler({
@@ -232,6 +245,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     podInitialBackoffMs: config.podInitialBackoffSeconds * 1000,
     podMaxBackoffMs: config.podMaxBackoffSeconds * 1000,
     hardPodAffinitySymmetricWeight: eff.hardPodAffinitySymmetricWeight,
+    extenders,
     metrics,
     logger: log,
     host: hostname(),
@@ -294,7 +308,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const identity = `${hostname()}_${randomUUID()}`;
     let lost = false;
     const elector = new LeaderElector({
-      leases: clientset.resource(LeaseKind, le.resourceNamespace),
+      leases: new Clientset(leaderElectionRest).resource(LeaseKind, le.resourceNamespace),
       config: le,
       identity,
       logger: log,
@@ -323,6 +337,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   await server?.shutdown();
   rest.close();
   eventRest.close();
+  leaderElectionRest.close();
+  for (const e of extenders) e.close();
   log.info('Shut down', { code });
   await logging.close();
   return code;

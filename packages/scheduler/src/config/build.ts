@@ -12,6 +12,7 @@ import { type SchedulerFlags } from '../cmd/options';
 import {
   ConfigError,
   defaultConfiguration,
+  extenderConfigsOf,
   type KubeSchedulerConfiguration,
   loadConfigFile,
   parseDurationMs,
@@ -106,6 +107,14 @@ export function profilesOf(e: Effective, registry: Registry): Profile[] {
     const prof = resolveProfile(p, e.base);
     if (e.hardPodAffinitySymmetricWeight !== 1 && !prof.pluginConfig.has('InterPodAffinity'))
       prof.pluginConfig.set('InterPodAffinity', { hardPodAffinityWeight: e.hardPodAffinitySymmetricWeight });
+    // Resources an extender manages and the scheduler ignores (1.21: they take precedence over the plugin args).
+    const ignored = extenderConfigsOf(e.config).flatMap((x) =>
+      (x.managedResources ?? []).filter((r) => r.ignoredByScheduler).map((r) => r.name),
+    );
+    if (ignored.length) {
+      const fit = (prof.pluginConfig.get('NodeResourcesFit') ?? {}) as Record<string, unknown>;
+      prof.pluginConfig.set('NodeResourcesFit', { ...fit, ignoredResources: ignored });
+    }
     for (const point of Object.values(prof.plugins))
       for (const r of point)
         if (!registry.get(r.name))

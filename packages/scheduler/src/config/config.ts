@@ -5,9 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { type FieldError, FieldPath, field, fieldErrorToString } from '@platform/api';
+import { type FieldError, FieldPath, field, fieldErrorToString, isQualifiedName } from '@platform/api';
+import { RESOURCE_LOCKS } from '@platform/common';
 import { load as loadYaml } from 'js-yaml';
 
+import { type ExtenderConfig } from '../extender/http-extender';
 import { EXTENSION_POINTS } from '../framework/framework';
 import { type PluginsSection } from './defaults';
 import { type ProfileSection } from './profile';
@@ -238,8 +240,8 @@ export function validateConfiguration(
       errs.push(
         field.invalid(lp.child('leaseDuration'), le.leaseDuration, 'LeaseDuration must be greater than RenewDeadline'),
       );
-    if (le.resourceLock !== 'leases')
-      errs.push(field.notSupported(lp.child('resourceLock'), le.resourceLock, ['leases']));
+    if (!(RESOURCE_LOCKS as readonly string[]).includes(le.resourceLock))
+      errs.push(field.notSupported(lp.child('resourceLock'), le.resourceLock, [...RESOURCE_LOCKS]));
     if (!le.resourceName) errs.push(field.required(lp.child('resourceName'), ''));
     if (!le.resourceNamespace) errs.push(field.required(lp.child('resourceNamespace'), ''));
   }
@@ -311,9 +313,107 @@ export function validateConfiguration(
       }
     });
   });
-  if (Array.isArray(c.extenders) && c.extenders.length)
-    errs.push(field.forbidden(root.child('extenders'), 'scheduler extenders are not supported'));
+  errs.push(...validateExtenders(root.child('extenders'), c.extenders));
   return errs;
+}
+
+const EXTENDER_FIELDS = new Set([
+  'urlPrefix',
+  'filterVerb',
+  'preemptVerb',
+  'prioritizeVerb',
+  'weight',
+  'bindVerb',
+  'enableHTTPS',
+  'tlsConfig',
+  'httpTimeout',
+  'nodeCacheCapable',
+  'managedResources',
+  'ignorable',
+]);
+const TLS_FIELDS = ['insecure', 'serverName', 'certFile', 'keyFile', 'caFile', 'certData', 'keyData', 'caData'];
+
+/** A name of an extended resource (`example.com/gpu`): qualified, outside `kubernetes.io/`, quotable. */
+function validateExtendedResourceName(p: FieldPath, name: unknown): FieldError[] {
+  const msgs = typeof name === 'string' ? isQualifiedName(name) : ['must be a string'];
+  if (msgs.length) return msgs.map((m) => field.invalid(p, name, m));
+  const n = name as string;
+  const native = !n.includes('/') || n.includes('kubernetes.io/');
+  if (native || n.startsWith('requests.') || isQualifiedName(`requests.${n}`).length)
+    return [field.invalid(p, n, 'is an invalid extended resource name')];
+  return [];
+}
+
+/** The extenders (1.21 `validateExtenders`, and the types of each field). */
+function validateExtenders(p: FieldPath, extenders: unknown): FieldError[] {
+  if (extenders === undefined || extenders === null) return [];
+  if (!Array.isArray(extenders)) return [field.invalid(p, extenders, 'must be a list')];
+  const errs: FieldError[] = [];
+  const managed = new Set<string>();
+  let binders = 0;
+  extenders.forEach((raw: unknown, i) => {
+    const ip = p.index(i);
+    if (!isObj(raw)) {
+      errs.push(field.invalid(ip, raw, 'must be an object'));
+      return;
+    }
+    for (const k of Object.keys(raw))
+      if (!EXTENDER_FIELDS.has(k)) errs.push(field.notSupported(ip.child(k), k, [...EXTENDER_FIELDS]));
+    const e = raw as Record<string, unknown>;
+    let url: URL | undefined;
+    try {
+      url = new URL(String(e.urlPrefix ?? ''));
+    } catch {
+      url = undefined;
+    }
+    if (!e.urlPrefix) errs.push(field.required(ip.child('urlPrefix'), ''));
+    else if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      errs.push(field.invalid(ip.child('urlPrefix'), e.urlPrefix, 'must be an http or https URL'));
+    for (const k of ['filterVerb', 'preemptVerb', 'prioritizeVerb', 'bindVerb'])
+      if (e[k] !== undefined && typeof e[k] !== 'string')
+        errs.push(field.invalid(ip.child(k), e[k], 'must be a string'));
+    for (const k of ['enableHTTPS', 'nodeCacheCapable', 'ignorable'])
+      if (e[k] !== undefined && typeof e[k] !== 'boolean')
+        errs.push(field.invalid(ip.child(k), e[k], 'must be a boolean'));
+    if (e.weight !== undefined && (typeof e.weight !== 'number' || !Number.isInteger(e.weight)))
+      errs.push(field.invalid(ip.child('weight'), e.weight, 'must be an integer'));
+    else if (e.prioritizeVerb && !((e.weight as number) > 0))
+      errs.push(field.invalid(ip.child('weight'), e.weight ?? 0, 'must have a positive weight applied to it'));
+    if (e.bindVerb) binders++;
+    if (e.httpTimeout !== undefined) {
+      try {
+        parseDurationMs(String(e.httpTimeout));
+      } catch {
+        errs.push(field.invalid(ip.child('httpTimeout'), e.httpTimeout, 'must be a duration such as 30s'));
+      }
+    }
+    if (e.tlsConfig !== undefined) {
+      if (!isObj(e.tlsConfig)) errs.push(field.invalid(ip.child('tlsConfig'), e.tlsConfig, 'must be an object'));
+      else
+        for (const k of Object.keys(e.tlsConfig))
+          if (!TLS_FIELDS.includes(k)) errs.push(field.notSupported(ip.child('tlsConfig', k), k, TLS_FIELDS));
+    }
+    const mr = e.managedResources;
+    if (mr !== undefined && !Array.isArray(mr))
+      errs.push(field.invalid(ip.child('managedResources'), mr, 'must be a list'));
+    ((Array.isArray(mr) ? mr : []) as { name?: unknown }[]).forEach((r, j) => {
+      const np = ip.child('managedResources').index(j).child('name');
+      errs.push(...validateExtendedResourceName(np, r?.name));
+      if (managed.has(String(r?.name)))
+        errs.push(field.invalid(np, r?.name, 'duplicate extender managed resource name'));
+      managed.add(String(r?.name));
+    });
+  });
+  if (binders > 1)
+    errs.push(field.invalid(p, `found ${binders} extenders implementing bind`, 'only one extender can implement bind'));
+  return errs;
+}
+
+/** The extenders of a validated configuration, with their time-outs in ms. */
+export function extenderConfigsOf(c: KubeSchedulerConfiguration): ExtenderConfig[] {
+  return ((c.extenders ?? []) as (Omit<ExtenderConfig, 'httpTimeoutMs'> & { httpTimeout?: string })[]).map(
+    ({ httpTimeout, ...e }) => ({ ...e, httpTimeoutMs: httpTimeout ? parseDurationMs(String(httpTimeout)) : 0 }),
+  );
 }
 
 function validatePlugins(ps: PluginsSection | undefined, p: FieldPath, known?: (n: string) => boolean): FieldError[] {

@@ -9,6 +9,12 @@ import { type Node, type Pod } from '@platform/api';
 import { type NodeInfo } from './node-info';
 import { type WaitingPod } from './waiting-pods';
 
+/** Preemption victims on one node (`extenderv1.Victims`). */
+export interface Victims {
+  pods: Pod[];
+  numPDBViolations: number;
+}
+
 /** The outcome of a plugin (Go's `framework.Code`). */
 export type Code = 'Success' | 'Error' | 'Unschedulable' | 'UnschedulableAndUnresolvable' | 'Wait' | 'Skip';
 
@@ -103,6 +109,8 @@ export interface FrameworkHandle {
   framework(): FrameworkRunner;
   /** `--hard-pod-affinity-symmetric-weight`. */
   readonly hardPodAffinitySymmetricWeight?: number;
+  /** The victims per node the preemption extenders accept of `candidates` (all of them without extenders). */
+  preemptionExtenders(pod: Pod, candidates: ReadonlyMap<string, Victims>): Promise<Map<string, Victims>>;
   /** Calls `callback` on each pod of this profile waiting at Permit. */
   iterateOverWaitingPods(callback: (wp: WaitingPod) => void): void;
   /** The pod of `uid` waiting at Permit in this profile, if any. */

@@ -165,7 +165,18 @@ export class DefaultPreemption implements PostFilterPlugin {
       const c = this.selectVictimsOnNode(state, pod, node, budgets);
       if (c) cands.push(c);
     }
-    const best = DefaultPreemption.pick(cands);
+    let accepted: Map<string, { pods: Pod[]; numPDBViolations: number }>;
+    try {
+      accepted = await this.handle.preemptionExtenders(
+        pod,
+        new Map(cands.map((c) => [c.name, { pods: c.victims, numPDBViolations: c.numPDBViolations }])),
+      );
+    } catch (err) {
+      return { status: new Status('Error', [String((err as Error).message ?? err)]) };
+    }
+    const best = DefaultPreemption.pick(
+      [...accepted].map(([name, v]) => ({ name, victims: v.pods, numPDBViolations: v.numPDBViolations })),
+    );
     if (!best) return { status: unschedulable('no preemption victims found for incoming pod') };
     this.lastVictims = best.victims.length;
     for (const v of best.victims) {
