@@ -266,13 +266,6 @@ const INERT: Inert[] = [
     'Should CIDRs allocated by allocate-node-cidrs be configured on the cloud provider.',
   ],
   ['disable-attach-detach-reconcile-sync', 'bool', 'false', 'Disable volume attach detach reconciler sync.'],
-  ['enable-dynamic-provisioning', 'bool', 'true', 'Enable dynamic provisioning for environments that support it.'],
-  [
-    'enable-hostpath-provisioner',
-    'bool',
-    'false',
-    'Enable HostPath PV provisioning when running without a cloud provider.',
-  ],
   ['external-cloud-volume-plugin', 'string', '', 'The plugin to use when cloud provider is set to external.'],
   [
     'flex-volume-plugin-dir',
@@ -311,48 +304,6 @@ const INERT: Inert[] = [
     'The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal pod autoscaler to consider scaling.',
   ],
   ['namespace-sync-period', 'duration', '5m0s', 'The period for syncing namespace life-cycle updates.'],
-  [
-    'pv-recycler-increment-timeout-nfs',
-    'int32',
-    '30',
-    'The increment of time added per Gi to ActiveDeadlineSeconds for an NFS scrubber pod.',
-  ],
-  [
-    'pv-recycler-minimum-timeout-hostpath',
-    'int32',
-    '60',
-    'The minimum ActiveDeadlineSeconds to use for a HostPath Recycler pod. This is for development and testing only.',
-  ],
-  [
-    'pv-recycler-minimum-timeout-nfs',
-    'int32',
-    '300',
-    'The minimum ActiveDeadlineSeconds to use for an NFS Recycler pod.',
-  ],
-  [
-    'pv-recycler-pod-template-filepath-hostpath',
-    'string',
-    '',
-    'The file path to a pod definition used as a template for HostPath persistent volume recycling.',
-  ],
-  [
-    'pv-recycler-pod-template-filepath-nfs',
-    'string',
-    '',
-    'The file path to a pod definition used as a template for NFS persistent volume recycling.',
-  ],
-  [
-    'pv-recycler-timeout-increment-hostpath',
-    'int32',
-    '30',
-    'The increment of time added per Gi to ActiveDeadlineSeconds for a HostPath scrubber pod.',
-  ],
-  [
-    'pvclaimbinder-sync-period',
-    'duration',
-    '15s',
-    'The period for syncing persistent volumes and persistent volume claims.',
-  ],
   ['resource-quota-sync-period', 'duration', '5m0s', 'The period for syncing quota usage status in the system.'],
   [
     'root-ca-file',

@@ -3,7 +3,6 @@
  * informers they share start once all are started). Each entry is the definition exported by its folder.
  */
 import { type ControllerDefinition } from '../controller';
-import { bootstrapSignerController } from './bootstrapsigner';
 import { clusterRoleAggregationController } from './clusterrole-aggregation';
 import { cronJobController } from './cronjob';
 import { daemonSetController } from './daemonset';
@@ -20,6 +19,7 @@ import { nodeLifecycleController } from './nodelifecycle';
 import { podGCController } from './podgc';
 import { pvProtectionController } from './pv-protection';
 import { pvcProtectionController } from './pvc-protection';
+import { persistentVolumeBinderController } from './persistentvolume-binder';
 import { resourceQuotaController } from './resourcequota';
 import { rootCACertPublisherController } from './root-ca-cert-publisher';
 import { replicaSetController } from './replicaset';
@@ -27,7 +27,6 @@ import { replicationControllerController } from './replicationcontroller';
 import { serviceController } from './service';
 import { serviceAccountController } from './serviceaccount';
 import { statefulSetController } from './statefulset';
-import { tokenCleanerController } from './tokencleaner';
 import { ttlController } from './ttl';
 import { ttlAfterFinishedController } from './ttl-after-finished';
 
@@ -56,8 +55,7 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   serviceController,
   ttlController,
   endpointSliceMirroringController,
-  bootstrapSignerController,
-  tokenCleanerController,
   pvcProtectionController,
   pvProtectionController,
+  persistentVolumeBinderController,
 ];
