@@ -35,8 +35,8 @@ export interface UpOptions {
   nodeName: string;
   containerRuntime: 'auto' | 'builtin' | 'remote';
   containerRuntimeEndpoint?: string;
-  /** Whether daemons that exit are started again (default true; off for failure drills). */
-  restart?: boolean;
+  /** Daemons (as `platform status` names them) that stay down when they exit: failure drills. */
+  keepDown?: string[];
   /** More flags for every daemon of a kind, after the launcher's own (`--controller-manager-arg=...`). */
   extraArgs?: Partial<Record<DaemonKind, string[]>>;
 }
@@ -86,6 +86,16 @@ function etcdBinary(): string {
 /** A problem with what the user asked for: printed as it is, exit code 1, nothing started. */
 export class UsageError extends Error {}
 
+/** The names of the daemons (other than etcd's) that `o` starts, as `platform status` shows them. */
+export function daemonNames(o: UpOptions): string[] {
+  const n = (base: string, i: number): string => (o.servers > 1 ? `${base}-${i + 1}` : base);
+  const names: string[] = [];
+  for (let i = 0; i < o.servers; i++) names.push(n('apiserver', i), n('controller-manager', i), n('scheduler', i));
+  names.push('node-agent');
+  if (o.simulateNodes > 0) names.push('simulated-nodes');
+  return names;
+}
+
 /** Checks the options; throws a UsageError naming the option. */
 export function validateUpOptions(o: UpOptions): void {
   if (!Number.isInteger(o.servers) || o.servers < 1 || o.servers > 7)
@@ -96,6 +106,12 @@ export function validateUpOptions(o: UpOptions): void {
     throw new UsageError(`--simulate-nodes must be a whole number from 0 to 5000, not ${String(o.simulateNodes)}`);
   if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(o.nodeName))
     throw new UsageError(`--node-name ${JSON.stringify(o.nodeName)} is not a valid node name (a DNS-1123 subdomain)`);
+  const names = daemonNames(o);
+  for (const name of o.keepDown ?? [])
+    if (!names.includes(name))
+      throw new UsageError(
+        `--keep-down ${JSON.stringify(name)} names no daemon of this cluster; there are: ${names.join(', ')}`,
+      );
   for (const [kind, flags] of Object.entries(o.extraArgs ?? {}))
     for (const flag of flags ?? [])
       if (!flag.startsWith('-'))
@@ -298,7 +314,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
             name: `controller-manager${suffix}`,
             rank: 2,
             bin: binOf('controller-manager', 'platform-controller-manager'),
-            restart: o.restart !== false,
+            restart: !o.keepDown?.includes(`controller-manager${suffix}`),
             essential: false,
             health: `https://127.0.0.1:${cmPort}/healthz`,
             args: [
@@ -325,7 +341,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
             name: `scheduler${suffix}`,
             rank: 2,
             bin: binOf('scheduler', 'platform-scheduler'),
-            restart: o.restart !== false,
+            restart: !o.keepDown?.includes(`scheduler${suffix}`),
             essential: false,
             health: `https://127.0.0.1:${schedPort}/healthz`,
             args: [
@@ -367,7 +383,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
             name: a.name,
             rank: 2,
             bin: binOf('node-agent', 'platform-node-agent'),
-            restart: o.restart !== false,
+            restart: !o.keepDown?.includes(a.name),
             essential: false,
             health: `http://127.0.0.1:${healthzPort}/healthz`,
             args: [
@@ -446,8 +462,8 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
       name: apiName(i),
       rank: 1,
       bin: binOf('apiserver', 'platform-apiserver'),
-      // As systemd's Restart=always would; with restarts off, one of several may stay down.
-      restart: o.restart !== false,
+      // As systemd's Restart=always would; under --keep-down, one of several may stay down.
+      restart: !o.keepDown?.includes(apiName(i)),
       essential: o.servers === 1,
       health: `https://${host}:${port}/readyz`,
       args: [

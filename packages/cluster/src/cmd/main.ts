@@ -82,8 +82,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--container-runtime-endpoint <endpoint>', 'the CRI socket (unix:///run/containerd/containerd.sock)')
     .option('--detach', 'start in the background, print the summary and return (stop with `platform down`)', false)
     .option(
-      '--no-restart',
-      'a daemon that exits stays down (failure drills); the exit of the only API server or of an etcd member still stops the cluster',
+      '--keep-down <daemon>',
+      'this daemon stays down when it exits (repeatable; failure drills); the exit of the only API server still stops the cluster',
+      collect,
+      [],
     );
   for (const kind of DAEMON_KINDS)
     upCommand.option(
