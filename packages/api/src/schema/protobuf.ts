@@ -180,58 +180,130 @@ function timeToProto(v: string): ProtoObject {
   return nanos ? { seconds, nanos } : { seconds };
 }
 
-function valueToProto(s: AnnotatedSchema, v: Json): unknown {
-  if (s.$ref) return toProto(s.$ref, v as ProtoObject);
+/** Converts one value of a (non-array, non-map) property schema; chosen once per schema node, not per value. */
+type Converter = (v: never) => unknown;
+
+const identity: Converter = (v) => v;
+
+function valueToProtoFn(s: AnnotatedSchema): Converter {
+  const ref = s.$ref;
+  if (ref) return (v: ProtoObject) => toProto(ref, v);
   switch (s.wire) {
     case 'time':
     case 'microtime':
-      return timeToProto(v as string);
+      return timeToProto;
     case 'quantity':
-      return { string: String(v) };
+      return (v: Json) => ({ string: String(v) });
     case 'int-or-string':
-      return typeof v === 'number' ? { type: 0, intVal: v } : { type: 1, strVal: v };
+      return (v: Json) => (typeof v === 'number' ? { type: 0, intVal: v } : { type: 1, strVal: v });
     case 'raw':
-    case 'fields': {
-      const raw = Buffer.from(JSON.stringify(v));
-      return s.wire === 'raw' ? { raw } : { Raw: raw };
-    }
+      return (v: Json) => ({ raw: Buffer.from(JSON.stringify(v)) });
+    case 'fields':
+      return (v: Json) => ({ Raw: Buffer.from(JSON.stringify(v)) });
     case 'bytes':
-      return Buffer.from(v as string, 'base64');
+      return (v: string) => Buffer.from(v, 'base64');
     case 'duration':
-      return { duration: Number(parseDuration(v as string)) };
+      return (v: string) => ({ duration: Number(parseDuration(v)) });
     default:
-      return s.type === 'array' ? { items: v } : v;
+      return s.type === 'array' ? (v: Json) => ({ items: v }) : identity;
   }
 }
+
+/**
+ * How toProto handles one property of a named schema: `skip` (no such property, JSON only, or no schema), the
+ * embedded message field it goes into, or the conversion of its value (array items and map values one by one).
+ */
+type ToPlan =
+  | { mode: 'skip' }
+  | { mode: 'embedded'; field: string; ref: string }
+  | { mode: 'array' | 'map' | 'value'; convert: Converter };
+
+function toPlanOf(s: AnnotatedSchema | undefined): ToPlan {
+  if (!s || s.proto === 0) return { mode: 'skip' };
+  if (s.embeddedIn) return { mode: 'embedded', field: s.embeddedIn.field, ref: s.embeddedIn.ref };
+  if (s.type === 'array' && s.wire === undefined) {
+    return { mode: 'array', convert: valueToProtoFn((s as unknown as { items: AnnotatedSchema }).items) };
+  }
+  if (s.wire === 'map') {
+    const value = (s as unknown as { additionalProperties: AnnotatedSchema }).additionalProperties;
+    return { mode: 'map', convert: valueToProtoFn(value) };
+  }
+  return { mode: 'value', convert: valueToProtoFn(s) };
+}
+
+/**
+ * The plans of a named schema's properties, built on first use of each property (objects are converted several
+ * times per request, and looking at the schema node each time was a visible share of a pod create's CPU).
+ */
+interface SchemaPlans<P> {
+  properties: Record<string, AnnotatedSchema>;
+  plans: Map<string, P>;
+}
+
+function plansOf<P>(cache: Map<string, SchemaPlans<P>>, id: string): SchemaPlans<P> {
+  let p = cache.get(id);
+  if (!p) {
+    const schema = resolveRef(id) as unknown as { properties: Record<string, AnnotatedSchema> };
+    p = { properties: schema.properties, plans: new Map() };
+    cache.set(id, p);
+  }
+  return p;
+}
+
+/** The plan of `prop`; only the schema's own properties are remembered (input may name anything). */
+function planOf<P>(p: SchemaPlans<P>, prop: string, make: (s: AnnotatedSchema | undefined) => P): P {
+  let plan = p.plans.get(prop);
+  if (plan === undefined) {
+    plan = make(p.properties[prop]);
+    if (Object.prototype.hasOwnProperty.call(p.properties, prop)) p.plans.set(prop, plan);
+  }
+  return plan;
+}
+
+const toPlans = new Map<string, SchemaPlans<ToPlan>>();
 
 /**
  * Converts an object in its JSON form (already validated against schema `id`) to the plain object protobufjs
  * encodes for that schema's message type.
  */
 export function toProto(id: string, obj: ProtoObject): ProtoObject {
-  const schema = resolveRef(id) as unknown as { properties: Record<string, AnnotatedSchema> };
+  const p = plansOf(toPlans, id);
   const out: ProtoObject = {};
   let embedded: Record<string, { ref: string; obj: ProtoObject }> | undefined;
-  for (const [prop, v] of Object.entries(obj)) {
-    const s = schema.properties[prop];
-    if (!s || s.proto === 0 || v === undefined || v === null) continue;
-    if (s.embeddedIn) {
-      embedded ??= {};
-      const e = (embedded[s.embeddedIn.field] ??= { ref: s.embeddedIn.ref, obj: {} });
-      e.obj[prop] = v;
-    } else if (s.type === 'array' && s.wire === undefined) {
-      const items = (s as unknown as { items: AnnotatedSchema }).items;
-      out[prop] = (v as Json[]).map((x) => valueToProto(items, x));
-    } else if (s.wire === 'map') {
-      const value = (s as unknown as { additionalProperties: AnnotatedSchema }).additionalProperties;
-      const m: ProtoObject = {};
-      for (const [k, x] of Object.entries(v as ProtoObject)) m[k] = valueToProto(value, x);
-      out[prop] = m;
-    } else {
-      out[prop] = valueToProto(s, v);
+  for (const prop in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, prop)) continue;
+    const v = obj[prop];
+    if (v === undefined || v === null) continue;
+    const plan = planOf(p, prop, toPlanOf);
+    switch (plan.mode) {
+      case 'skip':
+        break;
+      case 'embedded': {
+        embedded ??= {};
+        const e = (embedded[plan.field] ??= { ref: plan.ref, obj: {} });
+        e.obj[prop] = v;
+        break;
+      }
+      case 'array': {
+        const arr = v as never[];
+        const items = new Array<unknown>(arr.length);
+        for (let i = 0; i < arr.length; i++) items[i] = plan.convert(arr[i]!);
+        out[prop] = items;
+        break;
+      }
+      case 'map': {
+        const m: ProtoObject = {};
+        const src = v as Record<string, never>;
+        for (const k of Object.keys(src)) m[k] = plan.convert(src[k]!);
+        out[prop] = m;
+        break;
+      }
+      default:
+        out[prop] = plan.convert(v as never);
     }
   }
-  for (const [field, e] of Object.entries(embedded ?? {})) out[field] = toProto(e.ref, e.obj);
+  if (embedded)
+    for (const field of Object.keys(embedded)) out[field] = toProto(embedded[field]!.ref, embedded[field]!.obj);
   return out;
 }
 
@@ -257,32 +329,68 @@ function isZero(v: unknown): boolean {
   return typeof v === 'object' && v !== null && 'isZero' in v && (v as { isZero(): boolean }).isZero();
 }
 
-function valueFromProto(s: AnnotatedSchema, v: unknown): Json {
-  if (s.$ref) return fromProto(s.$ref, v as ProtoObject);
-  const o = v as ProtoObject;
+function valueFromProtoFn(s: AnnotatedSchema): Converter {
+  const ref = s.$ref;
+  if (ref) return (v: ProtoObject) => fromProto(ref, v);
   switch (s.wire) {
     case 'time':
+      return (o: ProtoObject) => timeFromProto(o, false);
     case 'microtime':
-      return timeFromProto(o, s.wire === 'microtime');
+      return (o: ProtoObject) => timeFromProto(o, true);
     case 'quantity':
-      return (o.string as string | undefined) ?? '0';
+      return (o: ProtoObject) => (o.string as string | undefined) ?? '0';
     case 'int-or-string':
-      return num(o.type ?? 0) === 1 ? ((o.strVal as string | undefined) ?? '') : num(o.intVal ?? 0);
+      return (o: ProtoObject) =>
+        num(o.type ?? 0) === 1 ? ((o.strVal as string | undefined) ?? '') : num(o.intVal ?? 0);
     case 'raw':
     case 'fields': {
-      const raw = (s.wire === 'raw' ? o.raw : o.Raw) as Uint8Array | undefined;
-      return raw && raw.length ? (JSON.parse(Buffer.from(raw).toString('utf8')) as Json) : {};
+      const field = s.wire === 'raw' ? 'raw' : 'Raw';
+      return (o: ProtoObject) => {
+        const raw = o[field] as Uint8Array | undefined;
+        return raw && raw.length ? (JSON.parse(Buffer.from(raw).toString('utf8')) as Json) : {};
+      };
     }
     case 'bytes':
-      return Buffer.from(v as Uint8Array).toString('base64');
+      return (v: Uint8Array) => Buffer.from(v).toString('base64');
     case 'duration':
-      return formatDuration(BigInt(String(o.duration ?? 0)));
+      return (o: ProtoObject) => formatDuration(BigInt(String(o.duration ?? 0)));
     case 'int64':
     case 'int32':
-      return num(v);
+      return num as Converter;
     default:
-      return s.type === 'array' ? ((o.items as unknown[] | undefined) ?? []) : v;
+      return s.type === 'array' ? (o: ProtoObject) => (o.items as unknown[] | undefined) ?? [] : identity;
   }
+}
+
+/**
+ * How fromProto handles one field of a decoded message: an embedded message merged into the object, an array or
+ * map converted item by item (dropped when empty), or a value (dropped when it is a zero value that `omitempty`
+ * would drop: `dropZero`).
+ */
+type FromPlan =
+  | { mode: 'skip' }
+  | { mode: 'embedded'; ref: string }
+  | { mode: 'array' | 'map'; convert: Converter }
+  | { mode: 'value'; convert: Converter; dropZero: boolean; time: boolean };
+
+const fromPlans = new Map<string, SchemaPlans<FromPlan>>();
+
+function fromPlanOf(id: string, p: SchemaPlans<FromPlan>, prop: string): FromPlan {
+  return planOf(p, prop, (s) => {
+    if (!s) {
+      const ref = embeddedFields(id, p.properties)[prop];
+      return ref ? { mode: 'embedded', ref } : { mode: 'skip' };
+    }
+    if (s.type === 'array' && s.wire === undefined) {
+      return { mode: 'array', convert: valueFromProtoFn((s as unknown as { items: AnnotatedSchema }).items) };
+    }
+    if (s.wire === 'map') {
+      const value = (s as unknown as { additionalProperties: AnnotatedSchema }).additionalProperties;
+      return { mode: 'map', convert: valueFromProtoFn(value) };
+    }
+    const time = s.wire === 'time' || s.wire === 'microtime';
+    return { mode: 'value', convert: valueFromProtoFn(s), dropZero: !s.ptr && isOptional(s), time };
+  });
 }
 
 /**
@@ -291,32 +399,38 @@ function valueFromProto(s: AnnotatedSchema, v: unknown): Json {
  * (which writes every non-pointer field) reads the same as one encoded here.
  */
 export function fromProto(id: string, msg: ProtoObject): ProtoObject {
-  const schema = resolveRef(id) as unknown as { properties: Record<string, AnnotatedSchema> };
+  const p = plansOf(fromPlans, id);
   const out: ProtoObject = {};
   for (const prop of Object.keys(msg)) {
-    const s = schema.properties[prop];
     const v = msg[prop];
     if (v === undefined || v === null) continue;
-    if (!s) {
-      const ref = embeddedFields(id, schema.properties)[prop];
-      if (ref) Object.assign(out, fromProto(ref, v as ProtoObject));
-      continue;
-    }
-    if (s.type === 'array' && s.wire === undefined) {
-      const items = (s as unknown as { items: AnnotatedSchema }).items;
-      const arr = v as unknown[];
-      if (arr.length === 0) continue;
-      out[prop] = arr.map((x) => valueFromProto(items, x));
-    } else if (s.wire === 'map') {
-      const value = (s as unknown as { additionalProperties: AnnotatedSchema }).additionalProperties;
-      const entries = Object.entries(v as ProtoObject);
-      if (entries.length === 0) continue;
-      const m: ProtoObject = {};
-      for (const [k, x] of entries) m[k] = valueFromProto(value, x);
-      out[prop] = m;
-    } else {
-      if (!s.ptr && isOptional(s) && (isZero(v) || isZeroTime(s, v))) continue;
-      out[prop] = valueFromProto(s, v);
+    const plan = fromPlanOf(id, p, prop);
+    switch (plan.mode) {
+      case 'skip':
+        break;
+      case 'embedded':
+        Object.assign(out, fromProto(plan.ref, v as ProtoObject));
+        break;
+      case 'array': {
+        const arr = v as never[];
+        if (arr.length === 0) break;
+        const items = new Array<unknown>(arr.length);
+        for (let i = 0; i < arr.length; i++) items[i] = plan.convert(arr[i]!);
+        out[prop] = items;
+        break;
+      }
+      case 'map': {
+        const src = v as Record<string, never>;
+        const keys = Object.keys(src);
+        if (keys.length === 0) break;
+        const m: ProtoObject = {};
+        for (const k of keys) m[k] = plan.convert(src[k]!);
+        out[prop] = m;
+        break;
+      }
+      default:
+        if (plan.dropZero && (isZero(v) || (plan.time && isGoZeroTime(v as ProtoObject)))) break;
+        out[prop] = plan.convert(v as never);
     }
   }
   return out;
@@ -338,8 +452,6 @@ function embeddedFields(id: string, properties: Record<string, AnnotatedSchema>)
 /** Go's zero `time.Time` (year 1), which Go clients write for an unset non-pointer `metav1.Time`. */
 const GO_ZERO_TIME_SECONDS = -62135596800;
 
-function isZeroTime(s: AnnotatedSchema, v: unknown): boolean {
-  if (s.wire !== 'time' && s.wire !== 'microtime') return false;
-  const o = v as ProtoObject;
+function isGoZeroTime(o: ProtoObject): boolean {
   return num(o.seconds ?? 0) === GO_ZERO_TIME_SECONDS && num(o.nanos ?? 0) === 0;
 }
