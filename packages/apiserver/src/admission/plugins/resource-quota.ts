@@ -32,7 +32,7 @@ import {
   type Operation,
   type PluginFactory,
 } from '../interfaces';
-import { quantity } from './util';
+import { LiveLookup, quantity } from './util';
 
 export const NAME = 'ResourceQuota';
 
@@ -229,35 +229,20 @@ class KeyedQueue {
 }
 
 /** The ResourceQuota plugin. */
-/** How long a live lookup that found no quotas is trusted, and how many such namespaces are remembered. */
-const LIVE_LOOKUP_TTL_MS = 30_000;
-const LIVE_LOOKUP_ENTRIES = 4096;
-
 export class ResourceQuotaPlugin implements AdmissionPlugin {
   readonly name = NAME;
   private readonly queue = new KeyedQueue();
-  /** Namespaces a live lookup found without quotas, until when that is trusted (Kubernetes' live-lookup cache). */
-  private readonly noQuotasUntil = new Map<string, number>();
+  /** The quotas of a namespace, read as Kubernetes reads its quota informer ({@link LiveLookup}). */
+  private readonly quotas: LiveLookup;
   constructor(
     private readonly client: InternalClient,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.quotas = new LiveLookup(client, QUOTAS, now);
+  }
 
-  /**
-   * The quotas of a namespace, from the watch cache (as Kubernetes reads its quota informer). When the cache has
-   * none, the store is asked (a quota created a moment ago may not be in the cache yet), and an empty answer is
-   * trusted for 30 s, so writes in namespaces without quotas cost no store round trip.
-   */
   private async quotasOf(namespace: string): Promise<ResourceQuota[]> {
-    const cached = (await this.client.list(QUOTAS, namespace, { cached: true })) as ResourceQuota[];
-    if (cached.length > 0) return cached;
-    if ((this.noQuotasUntil.get(namespace) ?? 0) > this.now()) return [];
-    const live = (await this.client.list(QUOTAS, namespace)) as ResourceQuota[];
-    if (live.length === 0) {
-      if (this.noQuotasUntil.size >= LIVE_LOOKUP_ENTRIES) this.noQuotasUntil.clear();
-      this.noQuotasUntil.set(namespace, this.now() + LIVE_LOOKUP_TTL_MS);
-    }
-    return live;
+    return (await this.quotas.list(namespace)) as ResourceQuota[];
   }
 
   handles(op: Operation): boolean {

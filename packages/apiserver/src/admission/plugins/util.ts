@@ -1,7 +1,7 @@
 /** Helpers the admission plugins share: pods' containers, the namespace of a request, quantities. */
 import { type ApiObject, notFound, parseQuantity, type Pod, type Quantity } from '@platform/api';
 
-import { type InternalClient } from '../internal-client';
+import { type GroupResource, type InternalClient } from '../internal-client';
 import { type AdmissionAttributes } from '../interfaces';
 
 /** A pod's containers of every sort (init, regular, ephemeral), as mutable records. */
@@ -24,6 +24,39 @@ export function podOf(a: AdmissionAttributes): Pod | undefined {
 }
 
 const NAMESPACES = { group: '', resource: 'namespaces' };
+
+/** How long a store lookup that found nothing is trusted, and how many such namespaces are remembered. */
+const LIVE_LOOKUP_TTL_MS = 30_000;
+const LIVE_LOOKUP_ENTRIES = 4096;
+
+/**
+ * The objects of a resource in a namespace, read as Kubernetes' quota and limit plugins read them: from the watch
+ * cache (their informer's lister); when the cache has none, from the store (one created a moment ago may not be
+ * cached yet), and a namespace the store showed empty is trusted to stay empty for 30 s (their live-lookup cache),
+ * so writes in namespaces without any cost no store round trip.
+ */
+export class LiveLookup {
+  /** Namespaces a store lookup found empty, until when that is trusted. */
+  private readonly emptyUntil = new Map<string, number>();
+
+  constructor(
+    private readonly client: InternalClient,
+    private readonly gr: GroupResource,
+    private readonly now: () => number,
+  ) {}
+
+  async list(namespace: string): Promise<ApiObject[]> {
+    const cached = await this.client.list(this.gr, namespace, { cached: true });
+    if (cached.length > 0) return cached;
+    if ((this.emptyUntil.get(namespace) ?? 0) > this.now()) return [];
+    const live = await this.client.list(this.gr, namespace);
+    if (live.length === 0) {
+      if (this.emptyUntil.size >= LIVE_LOOKUP_ENTRIES) this.emptyUntil.clear();
+      this.emptyUntil.set(namespace, this.now() + LIVE_LOOKUP_TTL_MS);
+    }
+    return live;
+  }
+}
 
 /** The namespace object of a request, or undefined when it does not exist. */
 export function getNamespace(client: InternalClient, name: string): Promise<ApiObject | undefined> {
