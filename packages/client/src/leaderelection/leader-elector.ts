@@ -1,11 +1,12 @@
 /**
- * Leader election on `coordination.platform/v1` Leases (model: client-go `tools/leaderelection/leaderelection.go`
- * and `resourcelock/leaselock.go`), with the option family of `@platform/common` (`LeaderElectionConfig`).
+ * Leader election on any lock of `--leader-elect-resource-lock` (`resource-lock.ts`: Leases, Endpoints and ConfigMap
+ * annotations, and the migration multilocks; model: client-go `tools/leaderelection/leaderelection.go`), with the
+ * option family of `@platform/common` (`LeaderElectionConfig`).
  *
- * A candidate tries every retry period (with jitter) to create the Lease or take it over once it has not been
- * renewed for a whole lease duration — measured on the candidate's own clock from when it last saw the record
- * change, so clock skew between machines does not matter. Writes carry the resourceVersion read, so two
- * candidates racing for an expired lease cannot both win (one gets 409). The leader renews every retry period;
+ * A candidate tries every retry period (with jitter) to create the lock or take it over once it has not been
+ * renewed for a whole lease duration — measured on the candidate's own clock from when it last saw the lock
+ * object change (its resourceVersion), so clock skew between machines does not matter. Writes carry the
+ * resourceVersion read, so two candidates racing for an expired lease cannot both win (one gets 409). The leader renews every retry period;
  * when it cannot renew within the renew deadline it stops leading (`onStoppedLeading`, and the leading signal
  * aborts). On a clean shutdown (the run signal aborts) the leader releases the lease (empty holder, 1 s duration)
  * so that another candidate takes over at once.
@@ -13,8 +14,9 @@
 import { type ApiObject, isConflict, isNotFound, type Lease } from '@platform/api';
 import { type LeaderElectionConfig, type Logger, NOP_LOGGER } from '@platform/common';
 
-import { type ResourceClient } from '../rest/resource-client';
+import { Clientset, type ResourceClient } from '../rest/resource-client';
 import { type Clock, REAL_CLOCK } from '../util/clock';
+import { type LeaderElectionRecord, type LockState, newResourceLock, type ResourceLock } from './resource-lock';
 
 /** What the elector tells its owner. */
 export interface LeaderCallbacks {
@@ -28,9 +30,14 @@ export interface LeaderCallbacks {
 
 /** Settings of an elector. */
 export interface LeaderElectorOptions {
-  /** Leases of `config.resourceNamespace`. */
-  leases: ResourceClient<Lease & ApiObject>;
-  /** `--leader-elect-*` settings. */
+  /** The lock of `config.resourceLock` (`newResourceLock`). */
+  lock?: ResourceLock;
+  /**
+   * Deprecated, instead of `lock`: a client of the API server (formerly its Leases); the elector builds the lock of
+   * `config.resourceLock`, `resourceName` and `resourceNamespace` on its connection.
+   */
+  leases?: ResourceClient<Lease & ApiObject>;
+  /** `--leader-elect-*` settings; the lock type, name and namespace are the lock's. */
   config: LeaderElectionConfig;
   /** This candidate's identity (hostname + unique suffix, as kube-controller-manager). */
   identity: string;
@@ -42,29 +49,18 @@ export interface LeaderElectorOptions {
   releaseOnCancel?: boolean;
 }
 
-/** Refuses lock types other than `leases` with a message saying so. */
-export function checkResourceLock(lock: string): void {
-  if (lock !== 'leases')
-    throw new Error(
-      `--leader-elect-resource-lock=${lock} is not supported: only "leases" is implemented (the endpoints and configmaps locks, and the migration locks that combine them with leases, are deprecated in Kubernetes 1.21)`,
-    );
-}
-
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
-}
-
-/** Elects one leader among candidates sharing a Lease. */
+/** Elects one leader among candidates sharing a lock. */
 export class LeaderElector {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly random: () => number;
-  private observed?: { key: string; holder: string; at: number; lease: Lease & ApiObject };
+  private readonly lock: ResourceLock;
+  /** The lock state last seen, and when (this candidate's clock) it was first seen in this form. */
+  private observed?: { key: string; at: number; record: LeaderElectionRecord };
   private leading = false;
   private reportedLeader = '';
 
   constructor(private readonly o: LeaderElectorOptions) {
-    checkResourceLock(o.config.resourceLock);
     const c = o.config;
     if (!(c.leaseDurationMs > c.renewDeadlineMs && c.renewDeadlineMs > 1.2 * c.retryPeriodMs && c.retryPeriodMs > 0))
       throw new Error('leader election: want lease duration > renew deadline > 1.2 × retry period > 0');
@@ -72,6 +68,9 @@ export class LeaderElector {
     this.clock = o.clock ?? REAL_CLOCK;
     this.log = o.logger ?? NOP_LOGGER;
     this.random = o.random ?? Math.random;
+    if (o.lock) this.lock = o.lock;
+    else if (o.leases) this.lock = newResourceLock(new Clientset(o.leases.rest), c, o.identity);
+    else throw new Error('leader election: a lock is required');
   }
 
   /** True while this candidate holds the lease. */
@@ -81,7 +80,7 @@ export class LeaderElector {
 
   /** The identity last seen holding the lease ('' when none). */
   getLeader(): string {
-    return this.observed?.holder ?? '';
+    return this.observed?.record.holderIdentity ?? '';
   }
 
   private jittered(ms: number): number {
@@ -119,7 +118,7 @@ export class LeaderElector {
   }
 
   private async acquire(signal: AbortSignal): Promise<boolean> {
-    const name = `${this.o.config.resourceNamespace}/${this.o.config.resourceName}`;
+    const name = this.lock.describe();
     this.log.info('Attempting to acquire leader lease', { lease: name, identity: this.o.identity });
     while (!signal.aborted) {
       if (await this.tryAcquireOrRenew(signal)) {
@@ -167,7 +166,7 @@ export class LeaderElector {
       if (signal.aborted) return;
       if (
         this.clock.now() - lastRenew >= c.renewDeadlineMs ||
-        (this.observed && this.observed.holder !== this.o.identity)
+        (this.observed && this.observed.record.holderIdentity !== this.o.identity)
       ) {
         this.log.info('Failed to renew lease; stopping leading', {
           identity: this.o.identity,
@@ -178,11 +177,11 @@ export class LeaderElector {
     }
   }
 
-  private observe(lease: Lease & ApiObject): void {
-    const holder = lease.spec?.holderIdentity ?? '';
-    const key = `${holder}|${lease.spec?.renewTime ?? ''}|${lease.spec?.acquireTime ?? ''}|${lease.spec?.leaseDurationSeconds ?? ''}`;
-    if (!this.observed || this.observed.key !== key) this.observed = { key, holder, at: this.clock.now(), lease };
-    else this.observed.lease = lease;
+  private observe(state: LockState): void {
+    const r = state.record;
+    const holder = r.holderIdentity;
+    const key = `${state.version}|${holder}|${r.renewTimeMs}|${r.acquireTimeMs}|${r.leaseDurationSeconds}`;
+    if (!this.observed || this.observed.key !== key) this.observed = { key, at: this.clock.now(), record: r };
     if (holder !== this.reportedLeader) {
       this.reportedLeader = holder;
       if (holder) {
@@ -196,86 +195,83 @@ export class LeaderElector {
     }
   }
 
-  /** One attempt to create, take over or renew the lease. False when another holds it or the write lost a race. */
+  /** One attempt to create, take over or renew the lock. False when another holds it or the write lost a race. */
   async tryAcquireOrRenew(signal?: AbortSignal): Promise<boolean> {
     const c = this.o.config;
     const now = this.clock.now();
     const durationSeconds = Math.max(1, Math.round(c.leaseDurationMs / 1000));
-    const leases = this.o.leases;
-    let current: Lease & ApiObject;
+    const lock = this.lock;
+    const desired: LeaderElectionRecord = {
+      holderIdentity: this.o.identity,
+      leaseDurationSeconds: durationSeconds,
+      acquireTimeMs: now,
+      renewTimeMs: now,
+      leaderTransitions: 0,
+    };
+    let current: LockState;
     try {
-      current = await leases.get(c.resourceName, { signal });
+      current = await lock.get(signal);
     } catch (err) {
       if (!isNotFound(err)) {
-        this.log.warn('Error retrieving lease', { error: String(err) });
+        this.log.warn('Error retrieving resource lock', { lock: lock.describe(), error: String(err) });
         return false;
       }
       try {
-        const created = await leases.create(
-          {
-            metadata: { name: c.resourceName, namespace: c.resourceNamespace },
-            spec: {
-              holderIdentity: this.o.identity,
-              leaseDurationSeconds: durationSeconds,
-              acquireTime: microTime(now),
-              renewTime: microTime(now),
-              leaseTransitions: 0,
-            },
-          },
-          { signal },
-        );
-        this.observe(created);
+        this.observe(await lock.create(desired, signal));
         return true;
       } catch (err2) {
-        this.log.v(2).info('Lease creation lost a race or failed', { error: String(err2) });
+        this.log.v(2).info('Lock creation lost a race or failed', { lock: lock.describe(), error: String(err2) });
         return false;
       }
     }
     this.observe(current);
-    const spec = current.spec ?? {};
-    const holder = spec.holderIdentity ?? '';
+    const old = current.record;
     const observedAt = this.observed?.at ?? now;
-    const heldBySomeoneElse = holder !== '' && holder !== this.o.identity;
-    const expiredAfterMs = (spec.leaseDurationSeconds ?? durationSeconds) * 1000;
+    const heldBySomeoneElse = old.holderIdentity !== '' && old.holderIdentity !== this.o.identity;
+    const expiredAfterMs = (old.leaseDurationSeconds || durationSeconds) * 1000;
     if (heldBySomeoneElse && observedAt + expiredAfterMs > now) return false;
-    const iAmHolder = holder === this.o.identity;
-    const next: Lease & ApiObject = {
-      ...current,
-      spec: {
-        holderIdentity: this.o.identity,
-        leaseDurationSeconds: durationSeconds,
-        acquireTime: iAmHolder ? spec.acquireTime : microTime(now),
-        renewTime: microTime(now),
-        leaseTransitions: iAmHolder ? (spec.leaseTransitions ?? 0) : (spec.leaseTransitions ?? 0) + 1,
-      },
-    };
+    if (old.holderIdentity === this.o.identity) {
+      desired.acquireTimeMs = old.acquireTimeMs;
+      desired.leaderTransitions = old.leaderTransitions;
+    } else {
+      desired.leaderTransitions = old.leaderTransitions + 1;
+    }
     try {
-      const updated = await leases.update(next, { signal });
-      this.observe(updated);
+      this.observe(await lock.update(desired, signal));
       return true;
     } catch (err) {
-      if (!isConflict(err)) this.log.warn('Error updating lease', { error: String(err) });
+      if (!isConflict(err))
+        this.log.warn('Error updating resource lock', { lock: lock.describe(), error: String(err) });
       return false;
     }
   }
 
-  /** Gives the lease up (empty holder, 1 s duration) when this candidate holds it. Errors are logged. */
+  /**
+   * Gives the lock up (empty holder, 1 s duration) when this candidate holds it. A renewal cut short by the
+   * shutdown may have reached the server after all (409 on the object last seen): then it reads the lock again
+   * and releases what it still holds. Errors are logged.
+   */
   private async release(): Promise<void> {
-    const lease = this.observed?.lease;
-    if (!lease || lease.spec?.holderIdentity !== this.o.identity) return;
+    const seen = this.observed?.record;
+    if (!seen || seen.holderIdentity !== this.o.identity) return;
     const now = this.clock.now();
+    const released: LeaderElectionRecord = {
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      acquireTimeMs: now,
+      renewTimeMs: now,
+      leaderTransitions: seen.leaderTransitions,
+    };
     try {
-      await this.o.leases.update({
-        ...lease,
-        spec: {
-          ...lease.spec,
-          holderIdentity: '',
-          leaseDurationSeconds: 1,
-          acquireTime: microTime(now),
-          renewTime: microTime(now),
-        },
-      });
-      this.log.info('Released lease', { identity: this.o.identity });
+      try {
+        await this.lock.update(released);
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+        const current = await this.lock.get();
+        if (current.record.holderIdentity !== this.o.identity) return;
+        await this.lock.update({ ...released, leaderTransitions: current.record.leaderTransitions });
+      }
+      this.log.info('Released lease', { lock: this.lock.describe(), identity: this.o.identity });
     } catch (err) {
       this.log.warn('Failed to release lease', { error: String(err) });
     }

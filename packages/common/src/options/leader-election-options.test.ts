@@ -29,10 +29,25 @@ describe('leader election options', () => {
     });
   });
 
-  it('rejects unsupported locks and inconsistent durations', () => {
-    expect(parse([new LeaderElectionOptions('cm')], ['--leader-elect-resource-lock=endpoints']).messages).toEqual([
-      '--leader-elect-resource-lock=endpoints is not supported yet: only "leases" is implemented',
-    ]);
+  it('accepts every lock type of Kubernetes 1.21 with its name and namespace', () => {
+    for (const lock of ['endpoints', 'configmaps', 'leases', 'endpointsleases', 'configmapsleases']) {
+      const o = new LeaderElectionOptions('cm');
+      const r = parse(
+        [o],
+        [
+          `--leader-elect-resource-lock=${lock}`,
+          '--leader-elect-resource-name=n',
+          '--leader-elect-resource-namespace=ns',
+        ],
+      );
+      expect(r.errors).toEqual([]);
+      const c: Parameters<LeaderElectionOptions['applyTo']>[0] = {};
+      o.applyTo(c);
+      expect(c.leaderElection).toMatchObject({ resourceLock: lock, resourceName: 'n', resourceNamespace: 'ns' });
+    }
+  });
+
+  it('rejects unknown locks and inconsistent durations', () => {
     expect(parse([new LeaderElectionOptions('cm')], ['--leader-elect-resource-lock=zookeeper']).messages[0]).toBe(
       '--leader-elect-resource-lock: unknown lock type "zookeeper": want one of endpoints, configmaps, leases, endpointsleases, configmapsleases',
     );

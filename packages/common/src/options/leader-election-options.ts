@@ -1,10 +1,10 @@
 /**
- * The leader election option family (Document 2, "Leader election options"). Only the `leases` lock is
- * implemented; the other lock types are rejected with a message saying so.
+ * The leader election option family (Document 2, "Leader election options"), with every lock type of Kubernetes
+ * 1.21 (`@platform/client`'s `newResourceLock` builds them).
  */
 import { type FlagDef, OptionGroupBase, boolFlag, durationFlag, stringFlag } from './flags';
 
-/** Lock types Kubernetes knows; only `leases` is supported here. */
+/** The lock types of Kubernetes 1.21. */
 export const RESOURCE_LOCKS = ['endpoints', 'configmaps', 'leases', 'endpointsleases', 'configmapsleases'] as const;
 
 /** Leader election settings (durations in milliseconds). */
@@ -58,7 +58,7 @@ export class LeaderElectionOptions extends OptionGroupBase<{ leaderElection?: Le
       ),
       stringFlag(
         'leader-elect-resource-lock',
-        "The type of resource object that is used for locking during leader election. Supported options are 'endpoints', 'configmaps', 'leases', 'endpointsleases' and 'configmapsleases' (only 'leases' is implemented).",
+        "The type of resource object that is used for locking during leader election. Supported options are 'endpoints', 'configmaps', 'leases', 'endpointsleases' and 'configmapsleases'.",
         c.resourceLock,
         (v) => (c.resourceLock = v),
       ),
@@ -93,8 +93,6 @@ export class LeaderElectionOptions extends OptionGroupBase<{ leaderElection?: Le
           `--leader-elect-resource-lock: unknown lock type ${JSON.stringify(lock)}: want one of ${RESOURCE_LOCKS.join(', ')}`,
         ),
       );
-    } else if (lock !== 'leases') {
-      errs.push(new Error(`--leader-elect-resource-lock=${lock} is not supported yet: only "leases" is implemented`));
     }
     if (!c.leaderElect) return errs;
     if (c.leaseDurationMs <= 0) errs.push(new Error('--leader-elect-lease-duration must be greater than zero'));

@@ -2,20 +2,20 @@
  * `platform-controller-manager`: options → configuration → run (STYLE.md §7). Every option family (the daemon's,
  * and each controller's own `--concurrent-*-syncs` family from `CONTROLLERS`) validates its values; all problems are
  * printed together and the process exits 1. Then it serves `/healthz` `/livez` `/readyz` `/metrics` on
- * `--secure-port` (delegated authentication and authorization), campaigns for the `controller-manager` Lease in
- * `system` (with `--leader-elect`) and runs the enabled controllers while it leads. Losing the lease ends the process
- * (exit 1), as Kubernetes' does, so that a supervisor restarts it as a fresh candidate.
+ * `--secure-port` (delegated authentication and authorization), campaigns for the `controller-manager` lock in
+ * `system` (with `--leader-elect`, on any `--leader-elect-resource-lock`) and runs the enabled controllers while it
+ * leads. Losing the lease ends the process (exit 1), as Kubernetes' does, so that a supervisor restarts it as a fresh
+ * candidate.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 
-import { LeaseKind } from '@platform/api';
 import {
-  checkResourceLock,
   ClientConnectionOptions,
   Clientset,
   LeaderElector,
   loadClientConfig,
+  newResourceLock,
   RestClient,
   type RestConfig,
 } from '@platform/client';
@@ -135,7 +135,6 @@ export async function main(argv: readonly string[]): Promise<number> {
   let authzClient: Clientset | undefined;
   try {
     for (const g of groups) await (g as OptionGroup<Collected>).applyTo(collected);
-    if (collected.leaderElection?.leaderElect) checkResourceLock(collected.leaderElection.resourceLock);
     authnClient = delegatedClient(collected.authentication?.remoteKubeConfigFile ?? '', 'authentication-clientconfig');
     authzClient = delegatedClient(collected.authorization?.remoteKubeConfigFile ?? '', 'authorization-clientconfig');
   } catch (err) {
@@ -249,7 +248,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const identity = `${hostname()}_${randomUUID()}`;
     const admin = new Clientset(new RestClient(rest));
     const elector = new LeaderElector({
-      leases: admin.resource(LeaseKind, le.resourceNamespace),
+      lock: newResourceLock(admin, le, identity),
       config: le,
       identity,
       logger: log,

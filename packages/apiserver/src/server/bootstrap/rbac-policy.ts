@@ -659,10 +659,14 @@ export function namespaceRoles(): Role[] {
     role(SYSTEM_NAMESPACE, 'system::leader-locking-platform-controller-manager', [
       rule(['watch'], [CORE], ['configmaps']),
       rule(['get', 'update'], [CORE], ['configmaps'], [CONTROLLER_MANAGER_LOCK]),
+      // Not in 1.21, whose configmaps lock then works only once an administrator created the ConfigMap.
+      rule(['create'], [CORE], ['configmaps']),
     ]),
     role(SYSTEM_NAMESPACE, 'system::leader-locking-platform-scheduler', [
       rule(['watch'], [CORE], ['configmaps']),
       rule(['get', 'update'], [CORE], ['configmaps'], [SCHEDULER_LOCK]),
+      // Not in 1.21, whose configmaps lock then works only once an administrator created the ConfigMap.
+      rule(['create'], [CORE], ['configmaps']),
     ]),
     role(SYSTEM_NAMESPACE, 'system:controller:bootstrap-signer', [rule(READ, [CORE], ['secrets'])]),
     role(SYSTEM_NAMESPACE, 'system:controller:cloud-provider', [
