@@ -273,43 +273,25 @@ const INERT: Inert[] = [
     '/usr/libexec/platform/agent-plugins/volume/exec/',
     'Full path of the directory in which the flex volume plugin should search for additional third party volume plugins.',
   ],
-  [
-    'horizontal-pod-autoscaler-cpu-initialization-period',
-    'duration',
-    '5m0s',
-    'The period after pod start when CPU samples might be skipped.',
-  ],
-  [
-    'horizontal-pod-autoscaler-downscale-stabilization',
-    'duration',
-    '5m0s',
-    'The period for which autoscaler will look backwards and not scale down below any recommendation it made during that period.',
-  ],
-  [
-    'horizontal-pod-autoscaler-initial-readiness-delay',
-    'duration',
-    '30s',
-    'The period after pod start during which readiness changes will be treated as initial readiness.',
-  ],
-  [
-    'horizontal-pod-autoscaler-sync-period',
-    'duration',
-    '15s',
-    'The period for syncing the number of pods in horizontal pod autoscaler.',
-  ],
-  [
-    'horizontal-pod-autoscaler-tolerance',
-    'float',
-    '0.1',
-    'The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal pod autoscaler to consider scaling.',
-  ],
   ['namespace-sync-period', 'duration', '5m0s', 'The period for syncing namespace life-cycle updates.'],
   ['resource-quota-sync-period', 'duration', '5m0s', 'The period for syncing quota usage status in the system.'],
+  [
+    'root-ca-file',
+    'string',
+    '',
+    'If set, this root certificate authority will be included in service account token secrets.',
+  ],
   [
     'route-reconciliation-period',
     'duration',
     '10s',
     'The period for reconciling routes created for Nodes by cloud provider.',
+  ],
+  [
+    'service-account-private-key-file',
+    'string',
+    '',
+    'Filename containing a PEM-encoded private RSA or ECDSA key used to sign service account tokens.',
   ],
   [
     'terminated-pod-gc-threshold',
@@ -347,6 +329,12 @@ const INERT: Inert[] = [
     'int32',
     '5',
     'The number of resource quotas that are allowed to sync concurrently.',
+  ],
+  [
+    'concurrent-serviceaccount-token-syncs',
+    'int32',
+    '5',
+    'The number of service account token objects that are allowed to sync concurrently.',
   ],
   [
     'concurrent-statefulset-syncs',

@@ -3,7 +3,6 @@
  * informers they share start once all are started). Each entry is the definition exported by its folder.
  */
 import { type ControllerDefinition } from '../controller';
-import { bootstrapSignerController } from './bootstrapsigner';
 import { clusterRoleAggregationController } from './clusterrole-aggregation';
 import { cronJobController } from './cronjob';
 import { daemonSetController } from './daemonset';
@@ -21,15 +20,14 @@ import { podGCController } from './podgc';
 import { pvProtectionController } from './pv-protection';
 import { pvcProtectionController } from './pvc-protection';
 import { persistentVolumeBinderController } from './persistentvolume-binder';
+import { horizontalPodAutoscalingController } from './horizontalpodautoscaling';
 import { resourceQuotaController } from './resourcequota';
 import { rootCACertPublisherController } from './root-ca-cert-publisher';
 import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replicationcontroller';
 import { serviceController } from './service';
 import { serviceAccountController } from './serviceaccount';
-import { serviceAccountTokenController } from './serviceaccount-token';
 import { statefulSetController } from './statefulset';
-import { tokenCleanerController } from './tokencleaner';
 import { ttlController } from './ttl';
 import { ttlAfterFinishedController } from './ttl-after-finished';
 
@@ -39,7 +37,6 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   replicationControllerController,
   deploymentController,
   serviceAccountController,
-  serviceAccountTokenController,
   clusterRoleAggregationController,
   namespaceController,
   garbageCollectorController,
@@ -59,9 +56,8 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   serviceController,
   ttlController,
   endpointSliceMirroringController,
-  bootstrapSignerController,
-  tokenCleanerController,
   pvcProtectionController,
   pvProtectionController,
   persistentVolumeBinderController,
+  horizontalPodAutoscalingController,
 ];
