@@ -114,7 +114,7 @@ describe('the scheme of built-in kinds', () => {
   });
 
   it.each([
-    ['pods', '', 'v1', ['po'], ['all'], ['status', 'binding', 'eviction']],
+    ['pods', '', 'v1', ['po'], ['all'], ['status', 'binding', 'eviction', 'log', 'exec', 'attach', 'portforward']],
     ['namespaces', '', 'v1', ['ns'], [], ['status', 'finalize']],
     ['nodes', '', 'v1', ['no'], [], ['status']],
     ['services', '', 'v1', ['svc'], ['all'], ['status']],

@@ -29,7 +29,13 @@ import { type AuditFlagsConfig, AuditOptions, TransportOptions } from './audit-o
 import { type AuthenticationFlagsConfig, AuthenticationOptions } from './authentication-options';
 import { AuthorizationOptions } from './authorization-options';
 import { AdmissionOptions, type AdmissionFlagsConfig } from './admission-options';
-import { type ApiServerFlagsConfig, SecurityOptions, ServerRunOptions, StoreOptions } from './options';
+import {
+  AgentClientOptions,
+  type ApiServerFlagsConfig,
+  SecurityOptions,
+  ServerRunOptions,
+  StoreOptions,
+} from './options';
 
 const NAME = 'platform-apiserver';
 
@@ -44,6 +50,7 @@ export function apiServerCommand(): { cmd: Command; groups: OptionGroup<never>[]
     new StoreOptions(),
     new SecureServingOptions({ port: 6443, certDir: '/var/run/platform', pairName: 'apiserver', allowDisable: false }),
     new SecurityOptions(),
+    new AgentClientOptions(),
     new AdmissionOptions(),
     new AuthenticationOptions(),
     new AuditOptions(),
@@ -108,6 +115,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     serverSideApply: collected.featureGate?.enabled('ServerSideApply') ?? true,
     ...(collected.services ? { services: collected.services } : {}),
     ...(collected.runtimeConfig ? { runtimeConfig: collected.runtimeConfig } : {}),
+    ...(collected.agentClient ? { agentClient: collected.agentClient } : {}),
     // The BoundServiceAccountTokenVolume gate decides how the ServiceAccount plugin mounts tokens.
     ...(collected.admission
       ? {

@@ -38,6 +38,7 @@ export type ApiServerFlagsConfig = Partial<
     | 'services'
     | 'runtimeConfig'
     | 'bootstrap'
+    | 'agentClient'
   >
 > & {
   advertiseAddress?: string;
@@ -527,6 +528,69 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
   }
 }
 
+const NODE_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
+
+/**
+ * `--agent-*`: how the server reaches node agents for `pods/log`, `pods/exec`, `pods/attach` and `pods/portforward`
+ * (the renamed `--kubelet-*` options; the port is the node's `daemonEndpoints`, as since Kubernetes 1.21).
+ */
+export class AgentClientOptions extends OptionGroupBase<ApiServerFlagsConfig> {
+  certificateAuthority = '';
+  clientCertificate = '';
+  clientKey = '';
+  preferredAddressTypes = [...NODE_ADDRESS_TYPES];
+  timeoutMs = 5000;
+
+  constructor() {
+    super('Node agent connections');
+  }
+
+  protected override validateValues(): Error[] {
+    if (Boolean(this.clientCertificate) !== Boolean(this.clientKey))
+      return [new Error('--agent-client-certificate and --agent-client-key must be given together')];
+    return [];
+  }
+
+  protected flagDefs(): FlagDef[] {
+    return [
+      stringFlag(
+        'agent-certificate-authority',
+        'Path to a cert file for the certificate authority.',
+        this.certificateAuthority,
+        (v) => (this.certificateAuthority = v),
+      ),
+      stringFlag(
+        'agent-client-certificate',
+        'Path to a client cert file for TLS.',
+        this.clientCertificate,
+        (v) => (this.clientCertificate = v),
+      ),
+      stringFlag('agent-client-key', 'Path to a client key file for TLS.', this.clientKey, (v) => (this.clientKey = v)),
+      stringsFlag(
+        'agent-preferred-address-types',
+        'List of the preferred NodeAddressTypes to use for node agent connections.',
+        this.preferredAddressTypes,
+        (v) => {
+          const bad = v.filter((t) => !NODE_ADDRESS_TYPES.includes(t));
+          if (bad.length)
+            throw new Error(`unknown address type(s) ${bad.join(', ')}: known: ${NODE_ADDRESS_TYPES.join(', ')}`);
+          this.preferredAddressTypes = v;
+        },
+      ),
+      durationFlag('agent-timeout', 'Timeout for node agent operations.', this.timeoutMs, (v) => (this.timeoutMs = v)),
+    ];
+  }
+
+  applyTo(config: ApiServerFlagsConfig): void {
+    config.agentClient = {
+      ...(this.certificateAuthority ? { caFile: this.certificateAuthority } : {}),
+      ...(this.clientCertificate ? { certFile: this.clientCertificate, keyFile: this.clientKey } : {}),
+      preferredAddressTypes: this.preferredAddressTypes,
+      timeoutMs: this.timeoutMs,
+    };
+  }
+}
+
 /** One CIDR, or two of different families (dual stack); each no larger than Kubernetes allows. */
 function validateServiceClusterIPRange(v: string): void {
   if (v === '') return;
@@ -568,8 +632,8 @@ const empty = (raw: string): boolean => raw === '';
 const isFalse = (raw: string): boolean => raw === 'false' || raw === '0';
 
 /**
- * Options of Document 2 for features this server does not have yet (egress selection, aggregator routing, node
- * agent client certificates, cloud providers): defined with their defaults; any other value is rejected as not
+ * Options of Document 2 for features this server does not have yet (egress selection, aggregator routing, cloud
+ * providers): defined with their defaults; any other value is rejected as not
  * supported yet, since each of them changes whom the server trusts or talks to.
  */
 export class SecurityOptions extends OptionGroupBase<ApiServerFlagsConfig> {
@@ -589,9 +653,6 @@ export class SecurityOptions extends OptionGroupBase<ApiServerFlagsConfig> {
         isFalse,
         { noOptDefVal: 'true' },
       ),
-      str('agent-certificate-authority', 'Path to a cert file for the certificate authority.'),
-      str('agent-client-certificate', 'Path to a client cert file for TLS.'),
-      str('agent-client-key', 'Path to a client key file for TLS.'),
       str('cloud-config', 'The path to the cloud provider configuration file. Empty string for no configuration file.'),
       str('cloud-provider', 'The provider for cloud services. Empty string for no provider.'),
       str(

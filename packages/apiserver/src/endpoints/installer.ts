@@ -103,6 +103,10 @@ function verbsOf(scope: RequestScope): string[] {
   if (capabilities.getter(s)) verbs.push('get');
   if (capabilities.lister(s)) verbs.push('list');
   if (capabilities.updater(s)) verbs.push('patch', 'update');
+  if (capabilities.connecter(s)) {
+    if (s.connectMethods.includes('POST')) verbs.push('create');
+    if (s.connectMethods.includes('GET')) verbs.push('get');
+  }
   if (capabilities.watcher(s)) verbs.push('watch');
   return verbs;
 }
@@ -301,6 +305,12 @@ export class ApiInstaller {
       if (!namespaced && info.namespace && scope.resource !== 'namespaces') throw notFoundPath();
       if (namespaced && !info.namespace && !(isCollection && (info.verb === 'list' || info.verb === 'watch')))
         throw notFoundPath();
+      // A subresource another server answers (pods/log): handed over whole.
+      if (capabilities.connecter(scope.storage)) {
+        if (!scope.storage.connectMethods.includes(req.method ?? 'GET')) throw methodNotAllowed();
+        await scope.storage.connect({ ...ctx, namespace: info.namespace }, info.name, req, res);
+        return true;
+      }
       // Routes as Kubernetes installs them: a main resource is created on its collection path and replaced or
       // patched on its item path; the other method/path pairs are not routes (405, not a 400 about a name).
       if (

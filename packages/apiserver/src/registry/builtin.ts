@@ -37,6 +37,7 @@ import { cidrRange, portRange, RangeAllocator } from './core/service/allocator';
 import { ServiceStore } from './core/service/storage';
 import { serviceStrategy } from './core/service/strategy';
 import { TokenREST } from './core/serviceaccount/token';
+import { type AgentTransport, PodConnectREST } from './core/pod/agent-proxy';
 import { BindingREST } from './core/pod/binding';
 import { EvictionREST } from './core/pod/eviction';
 import { podStatusStrategy, podStrategy, POD_DELETE_STRATEGY } from './core/pod/strategy';
@@ -82,6 +83,8 @@ export interface InstallContext {
   authorizer: Authorizer;
   /** The RBAC rules of the server's registry, in memory (escalation checks). */
   rbacRules: RuleSource;
+  /** How `pods/log`, `pods/exec`, `pods/attach` and `pods/portforward` reach node agents (`--agent-*`). */
+  agentTransport: AgentTransport;
 }
 
 /** Kubernetes' defaults of `--service-cluster-ip-range` and `--service-node-port-range`. */
@@ -163,6 +166,19 @@ const TABLE: Record<string, Entry> = {
         const pods = storeWith(c.definition, PASS_THROUGH);
         return new BindingREST(c.bodyKind, () => pods);
       },
+      ...Object.fromEntries(
+        (['log', 'exec', 'attach', 'portforward'] as const).map((sub): [string, SubresourceBuilder] => [
+          sub,
+          (c) => {
+            let nodes: GenericStore | undefined;
+            const nodeStore = (): GenericStore | undefined => {
+              const d = c.definitionOf('', 'nodes');
+              return (nodes ??= d && new GenericStore(d));
+            };
+            return new PodConnectREST(c.bodyKind, sub, c.main, nodeStore, () => c.agentTransport);
+          },
+        ]),
+      ),
       eviction: (c) =>
         new EvictionREST(c.bodyKind, c.main, () => {
           const pdb = c.definitionOf('policy', 'poddisruptionbudgets');

@@ -77,6 +77,12 @@ import { StoreFactory } from '../storage/factory';
 import { Compactor, startStorageMetricsPolling } from '../storage/maintenance';
 import { DEFAULT_STORAGE_CONFIG, storeWriteTimeoutFor, type StorageConfig } from '../storage/options';
 import { type Storage, StoreStorage } from '../storage/storage';
+import {
+  type AgentClientConfig,
+  AgentTransport,
+  DEFAULT_AGENT_CLIENT,
+  PodConnectREST,
+} from '../registry/core/pod/agent-proxy';
 import { authenticationInfoData } from './bootstrap/authentication-info';
 import { type Bootstrap, type BootstrapConfig, installBootstrap } from './bootstrap/bootstrap';
 import { resolveResourceConfig, servedResources } from './resource-config';
@@ -161,6 +167,8 @@ export interface ApiServerConfig {
   authentication?: Authentication;
   /** The admission chain (`--enable-admission-plugins` ...). Unset: everything is admitted. */
   admission?: AdmissionConfig;
+  /** `--agent-*`: how `pods/log`, `pods/exec`, `pods/attach` and `pods/portforward` reach node agents. */
+  agentClient?: AgentClientConfig;
   /** Injectable clock (tests). */
   now?: () => number;
   /** The ServerSideApply feature gate (beta, on unless false): apply patches and `metadata.managedFields`. */
@@ -240,6 +248,8 @@ export class ApiServer {
   private readonly rbac = new RbacIndex();
   /** The bootstrap controller and RBAC reconciler (set by `installChecks`). */
   bootstrap!: Bootstrap;
+  /** `--agent-*`: the credentials files are read at start, so a bad one fails it. */
+  private readonly agentTransport: AgentTransport;
 
   private constructor(
     private readonly config: ApiServerConfig,
@@ -248,6 +258,7 @@ export class ApiServer {
     private readonly storeOf: Map<string, Store>,
   ) {
     this.now = config.now ?? Date.now;
+    this.agentTransport = new AgentTransport(config.agentClient ?? DEFAULT_AGENT_CLIENT);
     this.authenticator = config.security?.authenticator ?? requestAuthenticator([], true);
     this.authorizer = config.security?.authorizer ?? ALWAYS_ALLOW;
     this.scheme = builtinScheme();
@@ -367,6 +378,7 @@ export class ApiServer {
         : {}),
       authorizer: this.authorizer,
       rbacRules: this.rbac,
+      agentTransport: this.agentTransport,
     };
     // Versions of one group share their resource's storage (and watch cache), as in Kubernetes. Objects are stored
     // in the version that wrote them and read back in any version of the group; the schemas of those versions are
@@ -528,12 +540,17 @@ export class ApiServer {
     });
   }
 
-  /** Watches over WebSocket: the upgrade is accepted, then the request is dispatched like any other watch. */
+  /**
+   * Upgrades: watches over WebSocket (accepted, then dispatched like any other watch), and the exec, attach and
+   * port-forward subresources of pods (authenticated and authorized here, then spliced to the node agent).
+   */
   private installUpgrades(): void {
     const wss = new WebSocketServer({ noServer: true });
     this.secure.onUpgrade((req, socket, head) => {
       const info = getRequestInfo(req);
-      if (!info.isResourceRequest || info.verb !== 'watch') {
+      const connect = info.isResourceRequest ? this.installer.scopeFor(info)?.storage : undefined;
+      const isConnect = connect instanceof PodConnectREST;
+      if (!info.isResourceRequest || (info.verb !== 'watch' && !isConnect)) {
         socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\nonly watches are served over WebSocket\n');
         return;
       }
@@ -550,6 +567,17 @@ export class ApiServer {
         const audited = this.auditor ? await auditUpgrade(this.auditor, req, refuse) : undefined;
         if (audited === false) return;
         if (!(await authorizeRequest(this.authorizer, req, audited?.refuse ?? refuse, log))) return;
+        if (isConnect) {
+          const user = getUser(req);
+          const ctx: RequestContext = {
+            namespace: info.namespace,
+            now: this.now,
+            signal: this.secure.signal,
+            ...(user ? { user } : {}),
+          };
+          await connect.upgrade(ctx, info.name, req, socket, head);
+          return;
+        }
         wss.handleUpgrade(req, socket, head, (ws) => {
           audited?.started(ws);
           this.serveWebSocket(req, ws);

@@ -15,7 +15,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
 import { type TLSSocket } from 'node:tls';
-import { PassThrough } from 'node:stream';
+import { Duplex, PassThrough } from 'node:stream';
 
 import { type ApiObject, type Pod } from '@platform/api';
 import { type Clientset } from '@platform/client';
@@ -26,6 +26,7 @@ import { type Agent } from '../agent';
 import { type AgentValues } from '../cmd/options';
 import { readCriLog } from '../runtime/cri/logs';
 import { LABEL_CONTAINER_NAME, LABEL_POD_UID, type Runtime } from '../runtime/runtime';
+import { SpdyConnection, type SpdyStream } from './spdy';
 
 /** What the servers need. */
 export interface AgentServersDeps {
@@ -99,6 +100,11 @@ export class AgentServers {
           const user = await this.authenticate(req);
           if (!user || !(await this.authorize(user, req))) {
             socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
+            return;
+          }
+          if ((req.headers.upgrade ?? '').toLowerCase() === 'spdy/3.1') {
+            if (head.length) socket.unshift(head);
+            this.spdy(req, socket);
             return;
           }
           wss.handleUpgrade(req, socket, head, (ws) => void this.stream(req, ws));
@@ -331,10 +337,7 @@ export class AgentServers {
 
   /** `/exec`, `/attach`, `/portForward` over a WebSocket with the channel protocol. */
   private async stream(req: IncomingMessage, ws: WebSocket): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://agent');
-    const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
-    const [kind, ns, name] = parts;
-    const pod = ns && name ? this.d.agent.podByName(ns, name) : undefined;
+    const target = this.streamTarget(req);
     const base64 = ws.protocol === 'base64.channel.k8s.io';
     const send = (ch: number, data: Buffer | string): void => {
       if (ws.readyState !== WebSocket.OPEN) return;
@@ -342,6 +345,50 @@ export class AgentServers {
       if (base64) ws.send(String(ch) + b.toString('base64'));
       else ws.send(Buffer.concat([Buffer.from([ch]), b]));
     };
+    const ac = new AbortController();
+    ws.once('close', () => ac.abort());
+    const stdin = new PassThrough();
+    ws.on('message', (data: Buffer, isBinary: boolean) => {
+      const b = isBinary ? data : Buffer.from(data.toString().slice(1), 'base64');
+      const ch = isBinary ? b[0] : Number(data.toString()[0]);
+      if (ch === 0) stdin.write(b.subarray(1));
+    });
+    if (target.kind === 'portForward' && target.pod) {
+      const port = Number(target.url.searchParams.get('port'));
+      const portBytes = Buffer.alloc(2);
+      portBytes.writeUInt16LE(port);
+      send(0, portBytes);
+      send(1, portBytes);
+      const err = await this.forward(
+        target.pod,
+        port,
+        stdin,
+        (b) => send(0, b),
+        () => {},
+      );
+      if (err) send(1, err);
+    } else {
+      await this.execOrAttach(target, { stdin, signal: ac.signal, send: (ch, b) => send(ch, b) });
+    }
+    ws.close();
+  }
+
+  /** The pod and request of a streaming path `/<kind>/<ns>/<pod>[/<container>]`. */
+  private streamTarget(req: IncomingMessage): { kind: string; pod?: Pod; container?: string; url: URL } {
+    const url = new URL(req.url ?? '/', 'http://agent');
+    const [kind = '', ns, name, container] = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    const pod = ns && name ? this.d.agent.podByName(ns, name) : undefined;
+    return { kind, url, ...(pod ? { pod } : {}), ...(container ? { container } : {}) };
+  }
+
+  /**
+   * Runs an exec or attach: channel 1 is stdout, 2 stderr, 3 the final Status (v4: Success, or the exit code as
+   * `NonZeroExitCode`).
+   */
+  private async execOrAttach(
+    target: { kind: string; pod?: Pod; container?: string; url: URL },
+    io: { stdin: PassThrough; signal: AbortSignal; send: (ch: number, b: Buffer | string) => void },
+  ): Promise<void> {
     const status = (code: number, message: string): void => {
       const s =
         code === 0
@@ -353,74 +400,164 @@ export class AgentServers {
               reason: code > 0 ? 'NonZeroExitCode' : 'InternalError',
               details: code > 0 ? { causes: [{ reason: 'ExitCode', message: String(code) }] } : {},
             };
-      send(3, JSON.stringify(s));
+      io.send(3, JSON.stringify(s));
     };
-    if (!this.d.values.enableDebuggingHandlers || !pod || !['exec', 'attach', 'portForward'].includes(kind ?? '')) {
-      status(-1, pod ? 'not found' : `pod ${ns}/${name} not found`);
-      ws.close();
+    const { kind, pod, url } = target;
+    if (!this.d.values.enableDebuggingHandlers || !pod || !['exec', 'attach'].includes(kind)) {
+      status(-1, pod ? 'not found' : 'pod not found');
       return;
     }
-    const ac = new AbortController();
-    ws.once('close', () => ac.abort());
-    const stdin = new PassThrough();
-    ws.on('message', (data: Buffer, isBinary: boolean) => {
-      const b = isBinary ? data : Buffer.from(data.toString().slice(1), 'base64');
-      const ch = isBinary ? b[0] : Number(data.toString()[0]);
-      if (ch === 0) stdin.write(b.subarray(1));
-    });
     try {
-      if (kind === 'portForward') {
-        const port = Number(url.searchParams.get('port'));
-        const duplex = new PassThrough();
-        const out = new PassThrough();
-        out.on('data', (b: Buffer) => send(0, b));
-        stdin.pipe(duplex);
-        const sandbox = (
-          await this.d.runtime.listPodSandboxes({ labelSelector: { [LABEL_POD_UID]: pod.metadata?.uid ?? '' } })
-        )[0];
-        const portBytes = Buffer.alloc(2);
-        portBytes.writeUInt16LE(port);
-        send(0, portBytes);
-        send(1, portBytes);
-        if (!sandbox || !this.d.runtime.portForward)
-          throw new Error('port forwarding is not supported by this runtime');
-        const rw = Object.assign(duplex, { write: out.write.bind(out) }) as unknown as NodeJS.ReadWriteStream;
-        await this.d.runtime.portForward(sandbox.id, port, rw);
-        ws.close();
-        return;
-      }
-      const container = url.searchParams.get('container') ?? pod.spec?.containers[0]?.name ?? '';
+      const container = target.container ?? url.searchParams.get('container') ?? pod.spec?.containers[0]?.name ?? '';
       const st = await this.containerOf(pod, container, false);
       if (!st) throw new Error(`container ${container} not found`);
       const stdout = new PassThrough();
       const stderr = new PassThrough();
-      stdout.on('data', (b: Buffer) => send(1, b));
-      stderr.on('data', (b: Buffer) => send(2, b));
+      stdout.on('data', (b: Buffer) => io.send(1, b));
+      stderr.on('data', (b: Buffer) => io.send(2, b));
+      const q = url.searchParams;
       const flags = {
-        tty: url.searchParams.get('tty') === 'true' || url.searchParams.get('tty') === '1',
-        stdin: url.searchParams.get('input') === '1' || url.searchParams.get('stdin') === 'true',
-        stdout: url.searchParams.get('output') !== '0' && url.searchParams.get('stdout') !== 'false',
-        stderr: url.searchParams.get('error') !== '0' && url.searchParams.get('stderr') !== 'false',
+        tty: q.get('tty') === 'true' || q.get('tty') === '1',
+        stdin: q.get('input') === '1' || q.get('stdin') === 'true',
+        stdout: q.get('output') !== '0' && q.get('stdout') !== 'false',
+        stderr: q.get('error') !== '0' && q.get('stderr') !== 'false',
       };
+      const streams = { stdin: io.stdin, stdout, stderr, tty: flags.tty, signal: io.signal };
       if (kind === 'exec') {
-        const cmd = url.searchParams.getAll('command');
         if (!this.d.runtime.exec) throw new Error('exec is not supported by this runtime');
-        const code = await this.d.runtime.exec(
-          { containerId: st.id, cmd, ...flags },
-          { stdin, stdout, stderr, tty: flags.tty, signal: ac.signal },
-        );
+        const code = await this.d.runtime.exec({ containerId: st.id, cmd: q.getAll('command'), ...flags }, streams);
         status(code, `command terminated with non-zero exit code: ${code}`);
       } else {
         if (!this.d.runtime.attach) throw new Error('attach is not supported by this runtime');
-        await this.d.runtime.attach(
-          { containerId: st.id, ...flags },
-          { stdin, stdout, stderr, tty: flags.tty, signal: ac.signal },
-        );
+        await this.d.runtime.attach({ containerId: st.id, ...flags }, streams);
         status(0, '');
       }
     } catch (err) {
       status(-1, (err as Error).message);
     }
-    ws.close();
+  }
+
+  /**
+   * Forwards one connection to `port` of the pod: what `input` carries goes to the port, what comes back to
+   * `output`; `done` when the port's side closed. Resolves with an error message, or undefined.
+   */
+  private async forward(
+    pod: Pod,
+    port: number,
+    input: NodeJS.ReadableStream,
+    output: (b: Buffer) => void,
+    done: () => void,
+  ): Promise<string | undefined> {
+    const rw = new Duplex({
+      read() {},
+      write(chunk: Buffer, _enc, cb) {
+        output(chunk);
+        cb();
+      },
+      final(cb) {
+        done();
+        cb();
+      },
+    });
+    input.on('data', (b: Buffer) => rw.push(b));
+    input.on('end', () => rw.push(null));
+    try {
+      const sandbox = (
+        await this.d.runtime.listPodSandboxes({ labelSelector: { [LABEL_POD_UID]: pod.metadata?.uid ?? '' } })
+      )[0];
+      if (!sandbox || !this.d.runtime.portForward) throw new Error('port forwarding is not supported by this runtime');
+      await this.d.runtime.portForward(sandbox.id, port, rw);
+      return undefined;
+    } catch (err) {
+      return `an error occurred forwarding ${port} -> ${port}: ${(err as Error).message}`;
+    }
+  }
+
+  /**
+   * `/exec`, `/attach` (`v4.channel.k8s.io`) and `/portForward` (`portforward.k8s.io`) over SPDY/3.1, as kubectl
+   * 1.20 and older ask for them.
+   */
+  private spdy(req: IncomingMessage, socket: Duplex): void {
+    const target = this.streamTarget(req);
+    const offered = (req.headers['x-stream-protocol-version'] ?? '')
+      .toString()
+      .split(',')
+      .map((p) => p.trim());
+    const protocol = target.kind === 'portForward' ? 'portforward.k8s.io' : 'v4.channel.k8s.io';
+    if (!offered.includes(protocol) || !target.pod || !this.d.values.enableDebuggingHandlers) {
+      const why = !target.pod ? 'pod not found' : `only ${protocol} is supported over SPDY`;
+      socket.end(
+        `HTTP/1.1 ${target.pod ? 403 : 404} Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(why)}\r\nConnection: close\r\n\r\n${why}`,
+      );
+      return;
+    }
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${protocol}\r\n\r\n`,
+    );
+    const pod = target.pod;
+    if (target.kind === 'portForward') {
+      // Each forwarded connection is a pair of streams (error, data) with the same requestid and port.
+      const errors = new Map<string, SpdyStream>();
+      const conn = new SpdyConnection(socket, (s) => {
+        const id = s.headers.requestid ?? '';
+        if (s.headers.streamtype === 'error') {
+          errors.set(id, s);
+          return;
+        }
+        if (s.headers.streamtype !== 'data') return;
+        const input = new PassThrough();
+        s.onData((b) => input.write(b));
+        s.onEnd(() => input.end());
+        void this.forward(
+          pod,
+          Number(s.headers.port),
+          input,
+          (b) => s.write(b),
+          () => s.end(),
+        ).then((err) => {
+          s.end();
+          const e = errors.get(id);
+          errors.delete(id);
+          e?.end(err);
+        });
+      });
+      conn.onClose(() => errors.clear());
+      return;
+    }
+    // Exec and attach: the client opens error, then stdin, stdout, stderr as asked (resize with a TTY).
+    const q = target.url.searchParams;
+    const tty = q.get('tty') === '1' || q.get('tty') === 'true';
+    const expected = new Set(['error']);
+    if (q.get('input') === '1' || q.get('stdin') === 'true') expected.add('stdin');
+    if (q.get('output') === '1' || q.get('stdout') === 'true') expected.add('stdout');
+    if ((q.get('error') === '1' || q.get('stderr') === 'true') && !tty) expected.add('stderr');
+    if (tty) expected.add('resize');
+    const streams = new Map<string, SpdyStream>();
+    const ac = new AbortController();
+    const timer = setTimeout(() => conn.close(), 30_000);
+    const conn = new SpdyConnection(socket, (s) => {
+      streams.set(s.headers.streamtype ?? '', s);
+      if (![...expected].every((t) => streams.has(t))) return;
+      clearTimeout(timer);
+      const stdin = new PassThrough();
+      const input = streams.get('stdin');
+      if (input) {
+        input.onData((b) => stdin.write(b));
+        input.onEnd(() => stdin.end());
+      }
+      const channel: Record<number, string> = { 1: 'stdout', 2: 'stderr', 3: 'error' };
+      void this.execOrAttach(target, {
+        stdin,
+        signal: ac.signal,
+        send: (ch, b) => streams.get(channel[ch] ?? '')?.write(b),
+      }).then(() => {
+        for (const t of ['stdout', 'stderr', 'error']) streams.get(t)?.end();
+        conn.close();
+      });
+    });
+    conn.onClose(() => {
+      clearTimeout(timer);
+      ac.abort();
+    });
   }
 }

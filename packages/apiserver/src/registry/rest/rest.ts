@@ -8,6 +8,8 @@
  * A resource's own behaviour lives in its strategy (defaults, validation, what status may change, generation),
  * plugged into the one generic store that implements every verb.
  */
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+
 import { type ApiObject, type DeleteOptions, type FieldError, type Kind, type Status } from '@platform/api';
 
 /** Who is making a request (filled by authentication; empty until then). */
@@ -196,6 +198,15 @@ export interface CollectionDeleter {
   ): Promise<ObjectList>;
 }
 
+/**
+ * A subresource served by another server (`pods/log`, `pods/exec`): plain requests of `connectMethods` are handed
+ * to `connect`, which writes the response.
+ */
+export interface Connecter {
+  readonly connectMethods: readonly string[];
+  connect(ctx: RequestContext, name: string, req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
 /** What every REST storage has: the kind it serves. */
 export interface RestStorage {
   readonly kind: Kind;
@@ -215,4 +226,5 @@ export const capabilities = {
   updater: (s: object): s is Updater => has(s, 'update'),
   deleter: (s: object): s is GracefulDeleter => has(s, 'delete'),
   collectionDeleter: (s: object): s is CollectionDeleter => has(s, 'deleteCollection'),
+  connecter: (s: object): s is Connecter => has(s, 'connect'),
 };

@@ -120,6 +120,11 @@ export const PodKind = defineKind({
     status: { verbs: ['get', 'patch', 'update'] },
     binding: { kind: { group: '', version: 'v1', kind: 'Binding' }, verbs: ['create'] },
     eviction: { kind: { group: 'policy', version: 'v1beta1', kind: 'Eviction' }, verbs: ['create'] },
+    // Served by the node agent of the pod's node, through the API server.
+    log: { verbs: ['get'] },
+    exec: { verbs: ['create', 'get'] },
+    attach: { verbs: ['create', 'get'] },
+    portforward: { verbs: ['create', 'get'] },
   },
   schema: PodSchema,
   defaults(pod) {
