@@ -9,7 +9,8 @@ import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'nod
 export interface DaemonState {
   name: string;
   pid?: number;
-  health: string;
+  /** None: running counts as healthy. */
+  health?: string;
   log: string;
   /** What a person calls it by (the API server's URL, the node's name). */
   detail?: string;

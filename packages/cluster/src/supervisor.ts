@@ -22,8 +22,11 @@ export interface DaemonSpec {
   bin: string;
   exec?: boolean;
   args: string[];
-  /** The health URL (200 = healthy); HTTPS is not verified (local daemons with self-signed certificates). */
-  health: string;
+  /**
+   * The health URL (200 = healthy); HTTPS is not verified (local daemons with self-signed certificates). Without one
+   * (the node agent of simulated nodes serves nothing), a running process counts as healthy.
+   */
+  health?: string;
   /** Restarted when it exits on its own. */
   restart: boolean;
   /** When not restarted, its exit stops the cluster (etcd, the only API server). */
@@ -185,7 +188,7 @@ export class Supervisor {
     const exits = d.exits;
     const deadline = Date.now() + timeoutMs;
     while (!this.stopping && Date.now() < deadline) {
-      if (await probe(d.spec.health)) return true;
+      if (d.spec.health ? await probe(d.spec.health) : running(d.child)) return true;
       if (failOnExit ? d.exits > exits : !d.spec.restart && d.child && !running(d.child)) return false;
       await new Promise((r) => setTimeout(r, 50));
     }

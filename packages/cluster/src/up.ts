@@ -385,7 +385,8 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
             bin: binOf('node-agent', 'platform-node-agent'),
             restart: !o.keepDown?.includes(a.name),
             essential: false,
-            health: `http://127.0.0.1:${healthzPort}/healthz`,
+            // Simulated nodes serve no health check (nor any port): their process running is their health.
+            ...(a.id === SIMULATED_NODES ? {} : { health: `http://127.0.0.1:${healthzPort}/healthz` }),
             args: [
               `--clientconfig=${conf}`,
               '--node-ip=127.0.0.1',

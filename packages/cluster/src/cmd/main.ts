@@ -242,7 +242,7 @@ async function status(dir: string): Promise<number> {
   const rows = await Promise.all(
     s.daemons.map(async (d) => {
       const up = d.pid !== undefined && alive(d.pid);
-      const health = !up ? 'not running' : (await probe(d.health)) ? 'healthy' : 'unhealthy';
+      const health = !up ? 'not running' : !d.health || (await probe(d.health)) ? 'healthy' : 'unhealthy';
       const rss = up ? rssOf(d.pid!) : undefined;
       const c = candidacies.get(d.name);
       const role = !c || !up ? '' : holders.get(c.lease) === c.identity ? 'leader' : 'standby';
