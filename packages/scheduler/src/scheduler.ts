@@ -104,9 +104,17 @@ export interface SchedulerOptions {
   clock?: Clock;
   /** Host name for Events' source. */
   host?: string;
+  /**
+   * `parallelism`: the batch of nodes filtered before checking whether enough are feasible, and how many
+   * preemption victims are deleted at once.
+   */
+  parallelism?: number;
   /** HTTP extenders, asked after the plugins in the order given. */
   extenders?: Extender[];
 }
+
+/** `parallelism` of KubeSchedulerConfiguration v1beta1. */
+export const DEFAULT_PARALLELISM = 16;
 
 /** The least number of nodes examined per pod, however large the cluster (1.21 `minFeasibleNodesToFind`). */
 export const MIN_FEASIBLE_NODES_TO_FIND = 100;
@@ -246,6 +254,7 @@ export class Scheduler {
       },
       framework: () => self.profiles.values().next().value as Framework,
       hardPodAffinitySymmetricWeight: this.o.hardPodAffinitySymmetricWeight ?? 1,
+      parallelism: this.o.parallelism ?? DEFAULT_PARALLELISM,
       preemptionExtenders: (pod, candidates) =>
         callPreemptionExtenders(
           self.extenders,
@@ -531,15 +540,25 @@ export class Scheduler {
     const feasible: NodeInfo[] = [];
     const statuses: NodeToStatus = new Map();
     const n = all.length;
+    // Nodes are checked in batches of `parallelism`, as 1.21's workers each finish the node they hold when enough
+    // feasible nodes are found: what a cycle examines (and where the next starts) is the same as there.
+    const batch = this.o.parallelism ?? DEFAULT_PARALLELISM;
     let processed = 0;
-    for (let i = 0; i < n && feasible.length < want; i++) {
-      const node = all[(this.nextStartNodeIndex + i) % n] as NodeInfo;
-      processed++;
-      if (only && !only.has(node.name)) continue;
-      const s = fwk.runFilterPluginsWithNominatedPods(state, pod, node);
-      if (!s || s.code === 'Success') feasible.push(node);
-      else if (s.code === 'Error') throw new Error(s.message());
-      else statuses.set(node.name, s);
+    while (processed < n && feasible.length < want) {
+      const end = Math.min(n, processed + batch);
+      for (; processed < end; processed++) {
+        const node = all[(this.nextStartNodeIndex + processed) % n] as NodeInfo;
+        if (only && !only.has(node.name)) continue;
+        const s = fwk.runFilterPluginsWithNominatedPods(state, pod, node);
+        if (!s || s.code === 'Success') feasible.push(node);
+        else if (s.code === 'Error') throw new Error(s.message());
+        else statuses.set(node.name, s);
+      }
+    }
+    if (feasible.length > want) {
+      // As in 1.21, the feasible nodes past `want` are neither kept nor counted as processed.
+      processed -= feasible.length - want;
+      feasible.length = want;
     }
     this.nextStartNodeIndex = (this.nextStartNodeIndex + processed) % n;
     return { feasible, statuses };

@@ -9,14 +9,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { type TLSSocket } from 'node:tls';
 
-import { type ConfigMap, ConfigMapKind, LeaseKind, SubjectAccessReviewKind, TokenReviewKind } from '@platform/api';
-import { Clientset, LeaderElector, loadClientConfig, RestClient } from '@platform/client';
+import { type ConfigMap, ConfigMapKind, LeaseKind } from '@platform/api';
+import { Clientset, LeaderElector, loadClientConfig, RestClient, type RestConfig } from '@platform/client';
 import {
   buildCommand,
   CONTROL_PLANE_FEATURES,
   createLogging,
+  type DelegatedAuthenticationConfig,
   type DelegatedAuthorizationConfig,
   DelegatedAuthenticationOptions,
   DelegatedAuthorizationOptions,
@@ -26,7 +26,6 @@ import {
   LeaderElectionOptions,
   type LoggingConfig,
   LoggingOptions,
-  type Logger,
   type MetricsConfig,
   MetricsOptions,
   MetricsRegistry,
@@ -49,6 +48,7 @@ import { type Policy, parsePolicy } from '../config/policy';
 import { SchedulerMetrics } from '../metrics';
 import { inTreeRegistry } from '../plugins/registry';
 import { Scheduler } from '../scheduler';
+import { authenticationSetup, delegatedAuth } from './delegated-auth';
 import { type SchedulerFlags, SchedulerOptions } from './options';
 
 const NAME = 'platform-scheduler';
@@ -82,6 +82,7 @@ export function schedulerCommand(): {
 interface Collected {
   scheduler?: SchedulerFlags;
   secureServing?: SecureServingInfo;
+  authentication?: DelegatedAuthenticationConfig;
   authorization?: DelegatedAuthorizationConfig;
   leaderElection?: LeaderElectionConfig;
   logging?: LoggingConfig;
@@ -107,67 +108,14 @@ async function readPolicyConfigMap(f: SchedulerFlags, clientset: Clientset): Pro
   return parsePolicy(loadYaml(text), `configmap ${ns}/${f.policyConfigMap}`);
 }
 
-/**
- * Delegated authorization of the secure port: the always-allowed paths pass; any other request needs a bearer
- * token the API server accepts (TokenReview) for a user allowed to GET the path (SubjectAccessReview).
- */
-function delegatedAuth(clientset: Clientset, authz: DelegatedAuthorizationConfig, log: Logger) {
-  const allowed = new Set(authz.alwaysAllowPaths);
-  const cache = new Map<string, { ok: boolean; until: number }>();
-  return (
-    req: { url?: string; method?: string; headers: Record<string, unknown>; socket: unknown },
-    res: { statusCode: number; end: (b?: string) => void; setHeader: (k: string, v: string) => void },
-    next: () => void,
-  ): void => {
-    const path = (req.url ?? '/').split('?')[0] as string;
-    if (!(req.socket as TLSSocket).encrypted || allowed.has(path)) return next();
-    const auth = String(req.headers.authorization ?? '');
-    const token = auth.startsWith('Bearer ') ? auth.slice(7) : '';
-    if (!token) {
-      res.statusCode = 401;
-      res.end('Unauthorized\n');
-      return;
-    }
-    const key = `${token}\0${path}`;
-    const hit = cache.get(key);
-    if (hit && hit.until > Date.now()) {
-      if (hit.ok) return next();
-      res.statusCode = 403;
-      res.end('Forbidden\n');
-      return;
-    }
-    void (async () => {
-      try {
-        const tr = (await clientset.resource(TokenReviewKind).create({ spec: { token } } as never)) as {
-          status?: { authenticated?: boolean; user?: { username?: string; groups?: string[]; uid?: string } };
-        };
-        if (!tr.status?.authenticated) {
-          cache.set(key, { ok: false, until: Date.now() + 10_000 });
-          res.statusCode = 401;
-          res.end('Unauthorized\n');
-          return;
-        }
-        const u = tr.status.user ?? {};
-        const sar = (await clientset.resource(SubjectAccessReviewKind).create({
-          spec: {
-            user: u.username,
-            groups: u.groups,
-            uid: u.uid,
-            nonResourceAttributes: { path, verb: (req.method ?? 'GET').toLowerCase() },
-          },
-        } as never)) as { status?: { allowed?: boolean } };
-        const ok = !!sar.status?.allowed;
-        cache.set(key, { ok, until: Date.now() + (ok ? authz.allowCacheTTLMs : authz.denyCacheTTLMs) });
-        if (ok) return next();
-        res.statusCode = 403;
-        res.end(`Forbidden: user "${u.username ?? ''}" cannot get path "${path}"\n`);
-      } catch (err) {
-        log.warn('Delegated authentication or authorization failed', { err: String(err) });
-        res.statusCode = 500;
-        res.end('Internal Server Error\n');
-      }
-    })();
-  };
+/** A client of a delegated-auth client configuration; undefined when the option is empty. */
+function delegatedClient(file: string, flag: string): Clientset | undefined {
+  if (!file) return undefined;
+  try {
+    return new Clientset(new RestClient({ ...loadClientConfig({ clientConfig: file }), qps: 0 }));
+  } catch (err) {
+    throw new Error(`--${flag}: ${(err as Error).message}`);
+  }
 }
 
 /** Runs the scheduler with `argv` (without node and script). Resolves with the exit code. */
@@ -204,10 +152,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   let rest: RestClient;
   let eventRest: RestClient;
   let leaderElectionRest: RestClient;
+  let restConfig: RestConfig;
   try {
     const cc = config.clientConnection;
     const loaded = loadClientConfig({ clientConfig: cc.kubeconfig || undefined, master: f.master || undefined });
     const rc = { ...loaded, contentType: cc.contentType, qps: cc.qps, burst: cc.burst, userAgent: NAME };
+    restConfig = rc;
     rest = new RestClient(rc);
     eventRest = new RestClient(rc);
     leaderElectionRest = new RestClient(rc);
@@ -242,6 +192,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     eventClientset: new Clientset(eventRest),
     profiles,
     percentageOfNodesToScore: config.percentageOfNodesToScore,
+    parallelism: config.parallelism,
     podInitialBackoffMs: config.podInitialBackoffSeconds * 1000,
     podMaxBackoffMs: config.podMaxBackoffSeconds * 1000,
     hardPodAffinitySymmetricWeight: eff.hardPodAffinitySymmetricWeight,
@@ -253,19 +204,28 @@ export async function main(argv: readonly string[]): Promise<number> {
   const stop = new AbortController();
   let leading = false;
   let server: SecureServer | undefined;
-  let insecure: Server | undefined;
+  const insecure: Server[] = [];
   try {
     const serving = collected.secureServing as SecureServingInfo | undefined;
     if (serving && serving.port !== 0) {
+      // Token and access reviews go through clients of their own (the delegated client configurations, else the
+      // scheduler's), so they never wait behind bindings for --api-qps.
+      const authnConfig = collected.authentication as DelegatedAuthenticationConfig;
+      const authzConfig = collected.authorization as DelegatedAuthorizationConfig;
+      const lookup = delegatedClient(authnConfig.remoteKubeConfigFile, 'authentication-clientconfig');
+      const own = (): Clientset => new Clientset(new RestClient({ ...restConfig, qps: 0 }));
+      const authzClient = delegatedClient(authzConfig.remoteKubeConfigFile, 'authorization-clientconfig') ?? own();
+      const authn = await authenticationSetup(authnConfig, (p) => readFileSync(p, 'utf8'), lookup, log);
+      const clientCA = [authn.clientCA, authn.requestHeader.ca].filter((x) => x.trim()).join('\n');
       server = new SecureServer({
-        serving,
+        serving: clientCA ? { ...serving, clientCA } : serving,
         logger: log,
         metrics: metricsRegistry,
         enableProfiling: config.enableProfiling,
         logging: { flush: () => logging.flush() },
       });
       server.setFrontHandler(
-        delegatedAuth(clientset, collected.authorization as DelegatedAuthorizationConfig, log) as never,
+        delegatedAuth(authn, lookup ?? own(), { client: authzClient, config: authzConfig }, log) as never,
       );
       server.health.addReadyzChecks({
         name: 'leaderElection',
@@ -276,20 +236,20 @@ export async function main(argv: readonly string[]): Promise<number> {
       await server.start();
       log.info('Serving securely', { address: server.address() });
     }
-    const insecureAddr = config.healthzBindAddress;
-    if (insecureAddr && !f.config ? f.port !== 0 : !!insecureAddr) {
-      const m = /^(.*):(\d+)$/.exec(insecureAddr) as RegExpExecArray;
+    // healthzBindAddress and metricsBindAddress (the same address unless the configuration file splits them).
+    const insecureAddrs = new Set([config.healthzBindAddress, config.metricsBindAddress].filter((a) => a));
+    for (const addr of server ? insecureAddrs : []) {
+      const m = /^(.*):(\d+)$/.exec(addr) as RegExpExecArray;
       const host = (m[1] as string).replace(/^\[|\]$/g, '') || '0.0.0.0';
       const port = Number(m[2]);
-      if (server) {
-        const app = server.app;
-        insecure = createHttpServer((req, res) => app(req, res));
-        await new Promise<void>((resolve, reject) => {
-          insecure?.once('error', reject);
-          insecure?.listen(port, host, () => resolve());
-        });
-        log.warn('Serving insecurely (deprecated --port)', { address: `${host}:${port}` });
-      }
+      const app = (server as SecureServer).app;
+      const plain = createHttpServer((req, res) => app(req, res));
+      await new Promise<void>((resolve, reject) => {
+        plain.once('error', reject);
+        plain.listen(port, host, () => resolve());
+      });
+      insecure.push(plain);
+      log.warn('Serving insecurely (deprecated --port)', { address: `${host}:${port}` });
     }
   } catch (err) {
     log.error('Failed to start serving', { err });
@@ -333,7 +293,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);
-  insecure?.close();
+  for (const plain of insecure) plain.close();
   await server?.shutdown();
   rest.close();
   eventRest.close();

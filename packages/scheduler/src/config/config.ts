@@ -90,6 +90,9 @@ export function defaultConfiguration(): KubeSchedulerConfiguration {
   };
 }
 
+/** The fields of the configuration; any other is refused (a misspelt field must not be silently ignored). */
+const KNOWN_FIELDS = new Set(Object.keys(defaultConfiguration()));
+
 /** A configuration file that cannot be used: every problem, each naming its field. */
 export class ConfigError extends Error {
   constructor(
@@ -258,6 +261,16 @@ export function validateConfiguration(
         'application/json',
       ]),
     );
+  if (cc.acceptContentTypes)
+    errs.push(
+      field.invalid(
+        cp.child('acceptContentTypes'),
+        cc.acceptContentTypes,
+        'not supported yet: responses are asked for in contentType (with JSON as the fallback)',
+      ),
+    );
+  for (const k of Object.keys(c))
+    if (!KNOWN_FIELDS.has(k)) errs.push(field.notSupported(root.child(k), k, [...KNOWN_FIELDS]));
   errs.push(...validateHostPort(root.child('healthzBindAddress'), c.healthzBindAddress));
   errs.push(...validateHostPort(root.child('metricsBindAddress'), c.metricsBindAddress));
   const pct = c.percentageOfNodesToScore;

@@ -109,6 +109,8 @@ export interface FrameworkHandle {
   framework(): FrameworkRunner;
   /** `--hard-pod-affinity-symmetric-weight`. */
   readonly hardPodAffinitySymmetricWeight?: number;
+  /** `parallelism`: how many API calls a plugin may have in flight at once (preemption's deletions). */
+  readonly parallelism?: number;
   /** The victims per node the preemption extenders accept of `candidates` (all of them without extenders). */
   preemptionExtenders(pod: Pod, candidates: ReadonlyMap<string, Victims>): Promise<Map<string, Victims>>;
   /** Calls `callback` on each pod of this profile waiting at Permit. */

@@ -179,14 +179,21 @@ export class DefaultPreemption implements PostFilterPlugin {
     );
     if (!best) return { status: unschedulable('no preemption victims found for incoming pod') };
     this.lastVictims = best.victims.length;
-    for (const v of best.victims) {
-      try {
-        await this.handle.deletePod(v);
-        this.handle.event(v, 'Normal', 'Preempted', `Preempted by ${podKey(pod)} on node ${best.name}`);
-      } catch (err) {
-        return { status: new Status('Error', [`deleting victim ${podKey(v)}: ${String(err)}`]) };
+    // The victims are deleted `parallelism` at a time; the first failure fails the preemption.
+    const queue = [...best.victims];
+    let failed: Status | undefined;
+    const worker = async (): Promise<void> => {
+      for (let v = queue.shift(); v && !failed; v = queue.shift()) {
+        try {
+          await this.handle.deletePod(v);
+          this.handle.event(v, 'Normal', 'Preempted', `Preempted by ${podKey(pod)} on node ${best.name}`);
+        } catch (err) {
+          failed = new Status('Error', [`deleting victim ${podKey(v)}: ${String(err)}`]);
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, this.handle.parallelism ?? 16) }, worker));
+    if (failed) return { status: failed };
     // Lower-priority pods nominated to the node lose their nomination.
     for (const p of this.handle.nominatedPodsForNode(best.name))
       if (podPriority(p) < podPriority(pod) && podKey(p) !== podKey(pod))
