@@ -23,6 +23,7 @@ import { cidrRange } from '../registry/core/service/allocator';
 import { type ApiServerConfig } from '../server/api-server';
 import { ENDPOINT_RECONCILER_TYPES, type EndpointReconcilerType } from '../server/bootstrap/endpoint-reconciler';
 import { resolveResourceConfig, servedResources } from '../server/resource-config';
+import { type EncryptionConfig, loadEncryptionConfig } from '../storage/encryption/config';
 import { parseServersOverrides } from '../storage/options';
 
 /** The part of the configuration the API server's own families fill in. */
@@ -63,6 +64,8 @@ export class StoreOptions extends OptionGroupBase<ApiServerFlagsConfig> {
   healthcheckTimeoutMs = 2000;
   overrides: string[] = [];
   encryptionProviderConfig = '';
+  /** The file of `--encryption-provider-config`, read and checked by `validate`. */
+  private encryption?: EncryptionConfig;
   leaseReuseDurationSeconds = 60;
   watchCache = true;
   watchCacheSizes: string[] = [];
@@ -164,9 +167,7 @@ export class StoreOptions extends OptionGroupBase<ApiServerFlagsConfig> {
         'encryption-provider-config',
         'The file containing configuration for encryption providers to be used for storing secrets in the backing store.',
         this.encryptionProviderConfig,
-        (v) => {
-          if (v) throw new Error(NOT_SUPPORTED);
-        },
+        (v) => (this.encryptionProviderConfig = v),
       ),
       intFlag(
         'lease-reuse-duration-seconds',
@@ -205,6 +206,15 @@ export class StoreOptions extends OptionGroupBase<ApiServerFlagsConfig> {
 
   protected override validateValues(): Error[] {
     const errs: Error[] = [];
+    this.encryption?.close();
+    this.encryption = undefined;
+    if (this.encryptionProviderConfig) {
+      try {
+        this.encryption = loadEncryptionConfig(this.encryptionProviderConfig);
+      } catch (err) {
+        errs.push(err as Error);
+      }
+    }
     if (this.servers.length === 0)
       errs.push(
         new Error('--store-servers must be specified (sqlite:///path/state.db for the embedded store, or etcd URLs)'),
@@ -238,6 +248,7 @@ export class StoreOptions extends OptionGroupBase<ApiServerFlagsConfig> {
       countMetricPollPeriodMs: this.countMetricPollPeriodMs,
       dbMetricPollIntervalMs: this.dbMetricPollIntervalMs,
       leaseReuseDurationSeconds: this.leaseReuseDurationSeconds,
+      ...(this.encryption ? { encryption: this.encryption } : {}),
       ...(this.caFile || this.certFile || this.keyFile
         ? {
             tls: {

@@ -72,6 +72,7 @@ import {
 import { type Codec } from '../storage/api-object';
 import { Cacher } from '../storage/cacher/cacher';
 import { ConvertingStorage, type StorageConversion } from '../storage/converting';
+import { type EncryptionConfig } from '../storage/encryption/config';
 import { type Store } from '../storage/interface';
 import { StoreFactory } from '../storage/factory';
 import { Compactor, startStorageMetricsPolling } from '../storage/maintenance';
@@ -112,6 +113,8 @@ export interface ApiServerConfig {
     dbMetricPollIntervalMs?: number;
     /** `--lease-reuse-duration-seconds`. */
     leaseReuseDurationSeconds?: number;
+    /** `--encryption-provider-config`: the resources stored encrypted; closed with the server. */
+    encryption?: EncryptionConfig;
   };
   watchCache: {
     /** `--watch-cache`. */
@@ -332,6 +335,14 @@ export class ApiServer {
   /** The typed storage over a resource's Store, shared by every resource on the same Store. */
   private baseStorage(kind: Kind): StoreStorage {
     const store = this.storeFor(kind.group, kind.plural);
+    const transformer = this.config.storage.encryption?.transformerFor(kind.group, kind.plural);
+    if (transformer) {
+      // An encrypted resource has storage of its own: its values pass through its providers.
+      return new StoreStorage(store, this.codec(), {
+        healthcheckTimeoutMs: this.config.storage.healthcheckTimeoutMs,
+        transformer,
+      });
+    }
     let base = this.bases.get(store);
     if (!base) {
       base = new StoreStorage(store, this.codec(), { healthcheckTimeoutMs: this.config.storage.healthcheckTimeoutMs });
@@ -647,6 +658,7 @@ export class ApiServer {
       for (const c of compactors) c.stop();
       await Promise.all(this.caches.map((c) => c.stop()));
       await this.factory.close();
+      this.config.storage.encryption?.close();
     });
   }
 

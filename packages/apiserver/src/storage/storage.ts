@@ -22,6 +22,7 @@ import {
   type StorageError,
 } from './errors';
 import { EventQueue } from './event-queue';
+import { type ValueTransformer } from './encryption/providers';
 import { type KeyValue, type Revision, type Store, type StoreEvent } from './interface';
 
 /** Options of `Storage.get`. */
@@ -199,6 +200,8 @@ export interface StoreStorageOptions {
   healthcheckTimeoutMs?: number;
   /** Most keys read per page when a predicate filters a limited list. Default 500. */
   listPageSize?: number;
+  /** Encryption at rest (`--encryption-provider-config`): the encoded object ↔ the bytes stored. */
+  transformer?: ValueTransformer;
 }
 
 /** `Storage` over a backend `Store` and a `Codec`. */
@@ -215,13 +218,40 @@ export class StoreStorage implements Storage {
 
   /** Decodes a stored value; InvalidObject naming the key when the codec fails. */
   decode(kv: KeyValue, rv: Revision = kv.modRevision): ApiObject {
+    return this.decodeBytes(kv.value, kv.key, rv);
+  }
+
+  /** The object of a stored value, decrypted first when the resource is encrypted. */
+  private async read(kv: KeyValue, rv: Revision = kv.modRevision): Promise<ApiObject> {
+    if (!this.options.transformer) return this.decode(kv, rv);
+    return this.decodeBytes((await this.open(kv)).data, kv.key, rv);
+  }
+
+  /** The encoded object of a stored value; `stale` when it should be written again with the current key. */
+  private async open(kv: KeyValue): Promise<{ data: Uint8Array; stale: boolean }> {
+    const t = this.options.transformer;
+    if (!t) return { data: kv.value, stale: false };
+    try {
+      return await t.fromStorage(kv.value, kv.key);
+    } catch (e) {
+      throw invalidObject(kv.key, `cannot decrypt stored object: ${e instanceof Error ? e.message : String(e)}`, e);
+    }
+  }
+
+  /** The bytes to store for an encoded object. */
+  private async seal(data: Uint8Array, key: string): Promise<Uint8Array> {
+    const t = this.options.transformer;
+    return t ? t.toStorage(data, key) : data;
+  }
+
+  private decodeBytes(value: Uint8Array, key: string, rv: Revision): ApiObject {
     let obj: ApiObject;
     try {
-      obj = this.codec.decode(kv.value, kv.key);
+      obj = this.codec.decode(value, key);
     } catch (e) {
-      throw invalidObject(kv.key, `cannot decode stored object: ${e instanceof Error ? e.message : String(e)}`, e);
+      throw invalidObject(key, `cannot decode stored object: ${e instanceof Error ? e.message : String(e)}`, e);
     }
-    if (typeof obj !== 'object' || obj === null) throw invalidObject(kv.key, 'decoded value is not an object');
+    if (typeof obj !== 'object' || obj === null) throw invalidObject(key, 'decoded value is not an object');
     return withRv(obj, rv);
   }
 
@@ -234,8 +264,8 @@ export class StoreStorage implements Storage {
   async create(key: string, obj: ApiObject, opts: { ttlSeconds?: number } = {}): Promise<ApiObject> {
     if (obj?.metadata?.resourceVersion)
       throw invalidObject(key, 'resourceVersion should not be set on objects to be created');
-    const kv = await this.store.create(key, this.encode(obj, key), opts);
-    return this.decode(kv);
+    const kv = await this.store.create(key, await this.seal(this.encode(obj, key), key), opts);
+    return this.read(kv);
   }
 
   /** See `Storage.get`. */
@@ -247,7 +277,7 @@ export class StoreStorage implements Storage {
       if (cur < min) throw revisionTooLarge(min, cur);
     }
     if (!kv) throw keyNotFound(key);
-    return this.decode(kv);
+    return this.read(kv);
   }
 
   /** See `Storage.list`. */
@@ -296,7 +326,7 @@ export class StoreStorage implements Storage {
         // Decoding thousands of objects is CPU work: let other requests run every 1000 objects.
         if (++decoded % 1000 === 0) await new Promise((r) => setImmediate(r));
         lastKey = kv.key;
-        const obj = this.decode(kv);
+        const obj = this.options.transformer ? await this.read(kv) : this.decode(kv);
         if (pred && !pred(obj)) continue;
         items.push(obj);
         if (limit !== undefined && items.length === limit) break;
@@ -326,16 +356,19 @@ export class StoreStorage implements Storage {
     let kv = await this.currentKv(key);
     for (;;) {
       if (!kv && !opts.ignoreNotFound) throw keyNotFound(key);
-      const current = kv ? this.decode(kv) : {};
+      const stored = kv ? await this.open(kv) : undefined;
+      const current = kv ? this.decodeBytes(stored!.data, kv.key, kv.modRevision) : {};
       if (kv) checkPreconditions(key, opts.preconditions, current);
       const updated = await tryUpdate(structuredClone(current));
       const data = this.encode(updated, key);
-      if (kv && sameBytes(data, kv.value) && opts.ttlSeconds === undefined) return current;
+      // An unchanged object is not written again, unless it was encrypted with a key that no longer writes.
+      if (kv && !stored!.stale && sameBytes(data, stored!.data) && opts.ttlSeconds === undefined) return current;
+      const value = await this.seal(data, key);
       try {
         const written = kv
-          ? await this.store.update(key, data, kv.modRevision, { ttlSeconds: opts.ttlSeconds })
-          : await this.store.create(key, data, { ttlSeconds: opts.ttlSeconds });
-        return this.decode(written);
+          ? await this.store.update(key, value, kv.modRevision, { ttlSeconds: opts.ttlSeconds })
+          : await this.store.create(key, value, { ttlSeconds: opts.ttlSeconds });
+        return await this.read(written);
       } catch (e) {
         if (isStorageError(e, 'Conflict')) kv = (e as StorageError).current;
         else if (isStorageError(e, 'KeyExists') || isStorageError(e, 'KeyNotFound')) kv = await this.currentKv(key);
@@ -349,12 +382,12 @@ export class StoreStorage implements Storage {
     let kv = await this.currentKv(key);
     for (;;) {
       if (!kv) throw keyNotFound(key);
-      const current = this.decode(kv);
+      const current = await this.read(kv);
       checkPreconditions(key, opts.preconditions, current);
       await opts.validateDeletion?.(structuredClone(current));
       try {
         const deleted = await this.store.delete(key, kv.modRevision);
-        return this.decode(deleted, deleted.deleteRevision);
+        return await this.read(deleted, deleted.deleteRevision);
       } catch (e) {
         if (isStorageError(e, 'Conflict')) kv = (e as StorageError).current;
         else throw e;
@@ -379,14 +412,16 @@ export class StoreStorage implements Storage {
         after = initial.revision;
         for (const kv of initial.kvs) {
           if (!matches(kv.key)) continue;
-          const obj = this.decode(kv);
+          const obj = await this.read(kv);
           if (pred(obj)) out.push({ type: 'ADDED', object: obj });
         }
       }
       for await (const ev of this.store.watch(key, after, ac.signal, {
         progressNotify: opts.allowBookmarks === true,
       })) {
-        const we = this.toWatchEvent(ev, matches, pred);
+        const we = this.options.transformer
+          ? await this.toWatchEventAsync(ev, matches, pred)
+          : this.toWatchEvent(ev, matches, pred);
         if (we) out.push(we);
       }
     };
@@ -431,6 +466,26 @@ export class StoreStorage implements Storage {
     if (curMatch) return { type: 'ADDED', object: cur };
     if (prevMatch) return { type: 'DELETED', object: cur };
     return undefined;
+  }
+
+  /** `toWatchEvent` for an encrypted resource: its values are decrypted first. */
+  private async toWatchEventAsync(
+    ev: StoreEvent,
+    matches: (k: string) => boolean,
+    pred: Predicate,
+  ): Promise<WatchEvent | undefined> {
+    if (ev.type === 'progress') return this.toWatchEvent(ev, matches, pred);
+    const clear = async (kv: KeyValue): Promise<KeyValue> => ({ ...kv, value: (await this.open(kv)).data });
+    if (ev.type === 'delete') {
+      if (!matches(ev.key)) return undefined;
+      return this.toWatchEvent({ ...ev, prevKv: await clear(ev.prevKv) }, matches, pred);
+    }
+    if (!matches(ev.kv.key)) return undefined;
+    return this.toWatchEvent(
+      { ...ev, kv: await clear(ev.kv), ...(ev.prevKv ? { prevKv: await clear(ev.prevKv) } : {}) },
+      matches,
+      pred,
+    );
   }
 
   /** See `Storage.readinessCheck`. */

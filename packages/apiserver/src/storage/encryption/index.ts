@@ -1,0 +1,3 @@
+export * from './config';
+export * from './kms';
+export * from './providers';
