@@ -21,6 +21,7 @@ import { pvProtectionController } from './pv-protection';
 import { pvcProtectionController } from './pvc-protection';
 import { persistentVolumeBinderController } from './persistentvolume-binder';
 import { horizontalPodAutoscalingController } from './horizontalpodautoscaling';
+import { ephemeralVolumeController } from './ephemeral-volume';
 import { resourceQuotaController } from './resourcequota';
 import { rootCACertPublisherController } from './root-ca-cert-publisher';
 import { replicaSetController } from './replicaset';
@@ -60,4 +61,5 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   pvProtectionController,
   persistentVolumeBinderController,
   horizontalPodAutoscalingController,
+  ephemeralVolumeController,
 ];
