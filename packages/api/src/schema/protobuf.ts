@@ -154,10 +154,19 @@ function build(id: string): protobuf.Type {
   return type;
 }
 
-/** The protobufjs message type of a named schema, built (with everything it references) on first use. */
+const builtTypes = new Map<string, protobuf.Type>();
+
+/**
+ * The protobufjs message type of a named schema, built (with everything it references) on first use; later calls
+ * are a map lookup (resolving the whole root again cost ~9 us, and watch streams ask for `WatchEvent` per event).
+ */
 export function protoType(id: string): protobuf.Type {
-  const type = build(id);
-  root.resolveAll();
+  let type = builtTypes.get(id);
+  if (type === undefined) {
+    type = build(id);
+    root.resolveAll();
+    builtTypes.set(id, type);
+  }
   return type;
 }
 

@@ -11,20 +11,12 @@
  */
 import { constants as http2Constants } from 'node:http2';
 import { type Socket } from 'node:net';
-import {
-  type ApiObject,
-  errorToStatus,
-  isStatusError,
-  methodNotSupported,
-  protoType,
-  type Status,
-  WatchEventSchema,
-} from '@platform/api';
+import { type ApiObject, errorToStatus, isStatusError, methodNotSupported, type Status } from '@platform/api';
 
 import { type WebSocket } from 'ws';
 
 import { capabilities, type WatchEvent } from '../../registry/rest/rest';
-import { encodeJsonWatchEvent, encodeProtobuf } from '../responses/encode-cache';
+import { encodeJsonWatchEvent, encodeProtobufWatchEvent } from '../responses/encode-cache';
 import { parseListOptions } from './options';
 import { type VerbRequest } from './verbs';
 import { checkViewOptions, objectView } from './views';
@@ -36,13 +28,7 @@ function frame(r: VerbRequest, e: WatchEvent): Buffer {
       ? e.object
       : objectView(e.object as ApiObject, r.output, r.scope, r.query);
   if (r.output.format === 'protobuf') {
-    const raw = encodeProtobuf(r.scope.serializers.protobuf, object as ApiObject);
-    const msg = protoType(WatchEventSchema.$id as string)
-      .encode({ type: e.type, object: { raw } })
-      .finish();
-    const head = Buffer.alloc(4);
-    head.writeUInt32BE(msg.length, 0);
-    return Buffer.concat([head, msg]);
+    return encodeProtobufWatchEvent(r.scope.serializers.protobuf, e.type, object as ApiObject);
   }
   return encodeJsonWatchEvent(e.type, object as ApiObject);
 }

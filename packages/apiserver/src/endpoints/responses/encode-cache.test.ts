@@ -1,7 +1,7 @@
-import { type ApiObject, builtinScheme, jsonCodec, ProtobufCodec } from '@platform/api';
+import { type ApiObject, builtinScheme, jsonCodec, ProtobufCodec, protoType, WatchEventSchema } from '@platform/api';
 
 import { deepFreeze, isImmutable } from '../../storage/immutable';
-import { encodeJson, encodeJsonWatchEvent, encodeProtobuf } from './encode-cache';
+import { encodeJson, encodeJsonWatchEvent, encodeProtobuf, encodeProtobufWatchEvent } from './encode-cache';
 
 function configMap(name: string, extra: Record<string, string> = {}): ApiObject {
   return {
@@ -60,5 +60,24 @@ describe('encode cache', () => {
     expect(first.equals(codec.encode(obj))).toBe(true);
     expect(encodeProtobuf(codec, obj)).toBe(first);
     expect(encodeProtobuf(new ProtobufCodec(builtinScheme()), obj)).not.toBe(first);
+  });
+
+  it('frames Protobuf watch events as a length and a WatchEvent, once per object and event type', () => {
+    const codec = new ProtobufCodec(builtinScheme());
+    const obj = deepFreeze(configMap('a'));
+    const frame = encodeProtobufWatchEvent(codec, 'ADDED', obj);
+    const decoded = protoType(WatchEventSchema.$id as string).decode(frame.subarray(4)) as unknown as {
+      type: string;
+      object: { raw: Uint8Array };
+    };
+    expect(frame.readUInt32BE(0)).toBe(frame.length - 4);
+    expect(decoded.type).toBe('ADDED');
+    expect(Buffer.from(decoded.object.raw).equals(codec.encode(obj))).toBe(true);
+    expect(encodeProtobufWatchEvent(codec, 'ADDED', obj)).toBe(frame);
+    expect(encodeProtobufWatchEvent(codec, 'MODIFIED', obj).subarray(4)).not.toEqual(frame.subarray(4));
+    const mutable = configMap('b');
+    expect(encodeProtobufWatchEvent(codec, 'ADDED', mutable)).not.toBe(
+      encodeProtobufWatchEvent(codec, 'ADDED', mutable),
+    );
   });
 });

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { type ApiObject, jsonCodec, type ProtobufCodec } from '@platform/api';
+import { type ApiObject, jsonCodec, type ProtobufCodec, protoType, WatchEventSchema } from '@platform/api';
 
 import { isImmutable } from '../../storage/immutable';
 
@@ -68,6 +68,44 @@ export function encodeProtobuf(codec: ProtobufCodec, obj: ApiObject): Buffer {
     cache.set(obj, b);
   }
   return b;
+}
+
+const protobufEventCaches = new WeakMap<ProtobufCodec, WeakMap<object, Map<string, Buffer>>>();
+
+/** A Protobuf watch frame: the 4-byte big-endian length, then the `WatchEvent` whose `object.raw` is the object. */
+function protobufWatchFrame(codec: ProtobufCodec, type: string, object: ApiObject): Buffer {
+  const raw = encodeProtobuf(codec, object);
+  const msg = protoType(WatchEventSchema.$id as string)
+    .encode({ type, object: { raw } })
+    .finish();
+  const frame = Buffer.allocUnsafeSlow(4 + msg.length);
+  frame.writeUInt32BE(msg.length, 0);
+  frame.set(msg, 4);
+  return frame;
+}
+
+/**
+ * One event of a Protobuf watch stream, once per immutable object and event type: every watcher of a write gets
+ * the same frame.
+ */
+export function encodeProtobufWatchEvent(codec: ProtobufCodec, type: string, object: ApiObject): Buffer {
+  if (!isImmutable(object)) return protobufWatchFrame(codec, type, object);
+  let cache = protobufEventCaches.get(codec);
+  if (!cache) {
+    cache = new WeakMap();
+    protobufEventCaches.set(codec, cache);
+  }
+  let byType = cache.get(object);
+  if (!byType) {
+    byType = new Map();
+    cache.set(object, byType);
+  }
+  let frame = byType.get(type);
+  if (frame === undefined) {
+    frame = protobufWatchFrame(codec, type, object);
+    byType.set(type, frame);
+  }
+  return frame;
 }
 
 /** One event of a JSON watch stream: `{"type":...,"object":...}` and a newline. */
