@@ -12,7 +12,8 @@
  * server's peak RSS once 10k ConfigMaps are stored. Figures are printed with the targets of issue 4 beside them,
  * never asserted. Sizes can be lowered for a quick run with BENCH_CREATES / BENCH_GETS.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,8 +77,32 @@ async function startServer(dir: string, storeServers: string): Promise<ServerPro
     `--cert-dir=${certDir}`,
     '--endpoint-reconciler-type=none',
     '--enable-priority-and-fairness=false',
+    ...encryptionArgs(dir),
   ];
   return startServerProcess({ args, port, certDir, readyTimeoutMs: 60_000 });
+}
+
+/**
+ * BENCH_ENCRYPTION=aescbc (or aesgcm, secretbox): the measured ConfigMaps are stored encrypted by that provider
+ * (`--encryption-provider-config`), to compare with a run without it.
+ */
+const ENCRYPTION = process.env.BENCH_ENCRYPTION ?? '';
+
+function encryptionArgs(dir: string): string[] {
+  if (!ENCRYPTION) return [];
+  const file = join(dir, 'encryption.yaml');
+  const secret = randomBytes(32).toString('base64');
+  writeFileSync(
+    file,
+    [
+      'apiVersion: apiserver.config.platform/v1',
+      'kind: EncryptionConfiguration',
+      'resources:',
+      '  - resources: [configmaps]',
+      `    providers: [{ ${ENCRYPTION}: { keys: [{ name: bench, secret: "${secret}" }] } }]`,
+    ].join('\n'),
+  );
+  return [`--encryption-provider-config=${file}`];
 }
 
 /** The figures of one store. */
@@ -343,6 +368,7 @@ async function main(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
   }
+  if (ENCRYPTION) console.log(`\nConfigMaps stored encrypted by ${ENCRYPTION} (BENCH_ENCRYPTION).`);
   report(all);
   // Every figure is CPU-bound on the clients' side too: say how busy the machine was.
   console.log(
