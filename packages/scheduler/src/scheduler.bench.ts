@@ -2,14 +2,16 @@
  * `npm run bench -- scheduler`: the scheduler's throughput as Kubernetes' scheduler_perf measures it. The API
  * server runs as its own process (SQLite, or etcd with BENCH_ETCD=<url>); nodes and Pending pods are created first;
  * then `platform-scheduler` is started as a process, and pods per second run from its start to the last binding
- * seen by a watch. Cases: 100 nodes / 1,000 pods and 1,000 nodes / 5,000 pods, at the default `--api-qps 50`
- * and at `--api-qps 5000 --api-burst 10000`. BENCH_CASES=a,b picks cases by name; BENCH_SCALE=0.2 shrinks them.
+ * seen by a watch (also after the scheduler's caches synced, so module loading and the initial lists are apart).
+ * Cases: 100 nodes / 1,000 pods at the default `--api-qps 50` and at `--api-qps 5000 --api-burst 10000`; the
+ * large ones (1,000 nodes / 5,000 pods at both, and 5,000 pods with required anti-affinity on 5,000 nodes) run
+ * only with BENCH_LARGE=1 or when named. BENCH_CASES=a,b picks cases by name; BENCH_SCALE=0.2 shrinks them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '..', '..', '..');
@@ -21,14 +23,35 @@ interface Case {
   pods: number;
   qps: number;
   burst: number;
+  /** Each pod has required anti-affinity to the others on `kubernetes.io/hostname` (scheduler_perf's). */
+  antiAffinity?: boolean;
+  /** Minutes of setup and scheduling: run only when BENCH_LARGE=1 or named in BENCH_CASES. */
+  large?: boolean;
 }
 
 const CASES: Case[] = [
   { name: '100n-1000p-qps50', nodes: 100, pods: 1000, qps: 50, burst: 100 },
   { name: '100n-1000p-qps5000', nodes: 100, pods: 1000, qps: 5000, burst: 10000 },
-  { name: '1000n-5000p-qps5000', nodes: 1000, pods: 5000, qps: 5000, burst: 10000 },
-  { name: '1000n-5000p-qps50', nodes: 1000, pods: 5000, qps: 50, burst: 100 },
+  { name: '1000n-5000p-qps5000', nodes: 1000, pods: 5000, qps: 5000, burst: 10000, large: true },
+  { name: '1000n-5000p-qps50', nodes: 1000, pods: 5000, qps: 50, burst: 100, large: true },
+  {
+    name: '5000n-5000p-antiaffinity-qps5000',
+    nodes: 5000,
+    pods: 5000,
+    qps: 5000,
+    burst: 10000,
+    antiAffinity: true,
+    large: true,
+  },
 ];
+
+const ANTI_AFFINITY = {
+  podAntiAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: [
+      { labelSelector: { matchLabels: { app: 'bench' } }, topologyKey: 'kubernetes.io/hostname' },
+    ],
+  },
+};
 
 function log(s: string): void {
   process.stderr.write(`[scheduler bench] ${s}\n`);
@@ -163,7 +186,9 @@ function watchBindings(c: Client, rv: string, want: number): { done: Promise<num
   return { done, stop: () => stopFn() };
 }
 
-async function runCase(k: Case): Promise<{ podsPerSecond: number; seconds: number; schedulerCpuS: number }> {
+async function runCase(
+  k: Case,
+): Promise<{ podsPerSecond: number; seconds: number; schedulerCpuS: number; startS: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'scheduler-bench-'));
   const nodes = Math.max(1, Math.round(k.nodes * SCALE));
   const pods = Math.max(1, Math.round(k.pods * SCALE));
@@ -192,6 +217,7 @@ async function runCase(k: Case): Promise<{ podsPerSecond: number; seconds: numbe
           // TaintNodesByCondition taints a new Node not-ready until a node agent reports it Ready.
           tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoSchedule' }],
           automountServiceAccountToken: false,
+          ...(k.antiAffinity ? { affinity: ANTI_AFFINITY } : {}),
           containers: [{ name: 'c', image: 'pause', resources: { requests: { cpu: '100m', memory: '100Mi' } } }],
         },
       });
@@ -222,7 +248,12 @@ async function runCase(k: Case): Promise<{ podsPerSecond: number; seconds: numbe
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let serr = '';
-    sched.stderr?.on('data', (d: Buffer) => (serr = (serr + d.toString()).slice(-2000)));
+    let synced = 0;
+    sched.stderr?.on('data', (d: Buffer) => {
+      const text = d.toString();
+      if (!synced && text.includes('Scheduler caches synced')) synced = performance.now();
+      serr = (serr + text).slice(-2000);
+    });
     const timeout = setTimeout(() => w.stop(), Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000);
     const t1 = await w.done.catch(async (e: Error) => {
       const one = await c.req('GET', '/api/v1/namespaces/bench/pods/pod-0');
@@ -232,7 +263,8 @@ async function runCase(k: Case): Promise<{ podsPerSecond: number; seconds: numbe
     const stat = readFileSync(`/proc/${sched.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
     const ticks = Number(stat[11]) + Number(stat[12]);
     const seconds = (t1 - t0) / 1000;
-    return { podsPerSecond: pods / seconds, seconds, schedulerCpuS: ticks / 100 };
+    const startS = synced ? (synced - t0) / 1000 : NaN;
+    return { podsPerSecond: pods / seconds, seconds, schedulerCpuS: ticks / 100, startS };
   } finally {
     sched?.kill('SIGKILL');
     c.agent.destroy();
@@ -244,19 +276,20 @@ async function runCase(k: Case): Promise<{ podsPerSecond: number; seconds: numbe
 
 async function main(): Promise<void> {
   const pick = (process.env.BENCH_CASES ?? '').split(',').filter(Boolean);
-  const cases = CASES.filter((k) => pick.length === 0 || pick.includes(k.name));
+  const large = process.env.BENCH_LARGE === '1';
+  const cases = CASES.filter((k) => (pick.length ? pick.includes(k.name) : !k.large || large));
   const rows: string[] = [];
   for (const k of cases) {
     const r = await runCase(k);
-    const row = `| ${k.name} | ${Math.round(k.nodes * SCALE)} | ${Math.round(k.pods * SCALE)} | ${k.qps}/${k.burst} | ${r.seconds.toFixed(1)} | ${r.podsPerSecond.toFixed(1)} | ${r.schedulerCpuS.toFixed(1)} |`;
+    const row = `| ${k.name} | ${Math.round(k.nodes * SCALE)} | ${Math.round(k.pods * SCALE)} | ${k.qps}/${k.burst} | ${r.seconds.toFixed(1)} | ${r.podsPerSecond.toFixed(1)} | ${r.startS.toFixed(1)} | ${(Math.round(k.pods * SCALE) / (r.seconds - r.startS)).toFixed(1)} | ${r.schedulerCpuS.toFixed(1)} | ${loadavg()[0]?.toFixed(1)} |`;
     log(row);
     rows.push(row);
   }
   process.stdout.write(
     [
       `scheduler throughput (${process.env.BENCH_ETCD ? 'etcd' : 'SQLite'}; from the scheduler's start to the last binding seen by a watch)`,
-      '| case | nodes | pods | qps/burst | seconds | pods/s | scheduler CPU s |',
-      '|---|---|---|---|---|---|---|',
+      '| case | nodes | pods | qps/burst | seconds | pods/s | start s | pods/s after start | scheduler CPU s | load avg |',
+      '|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
       '',
     ].join('\n'),
