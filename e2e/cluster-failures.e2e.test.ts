@@ -163,7 +163,18 @@ function existsState(): boolean {
 }
 
 it('lists every daemon in platform status, healthy, with its memory and the leaders', async () => {
-  await waitFor('every daemon healthy', async () => platform(['status', `--dir=${stateDir}`]).status === 0, 120_000);
+  let last = '';
+  await waitFor(
+    'every daemon healthy',
+    async () => {
+      const r = platform(['status', `--dir=${stateDir}`]);
+      last = r.stdout + r.stderr;
+      return r.status === 0;
+    },
+    120_000,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; platform status said:\n${last}`);
+  });
   const out = platform(['status', `--dir=${stateDir}`]).stdout;
   process.stdout.write(`${out}\n`);
   for (const d of ['apiserver', 'node-agent', 'simulated-nodes'])
