@@ -8,6 +8,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync
 import { networkInterfaces } from 'node:os';
 import { dirname } from 'node:path';
 
+import { parseQuantity } from '@platform/api';
 import { Clientset, loadClientConfig, RestClient } from '@platform/client';
 import {
   createLogging,
@@ -28,6 +29,8 @@ import { EvictionManager } from '../eviction/eviction-manager';
 import { defaultHostname } from '../node/node-status';
 import { BuiltinRuntime } from '../runtime/builtin/builtin-runtime';
 import { CriRuntime } from '../runtime/cri/cri-runtime';
+import { ImageGcManager } from '../runtime/cri/image-gc';
+import { ContainerLogRotator } from '../runtime/cri/logs';
 import { type Runtime } from '../runtime/runtime';
 import { AgentServers } from '../server/server';
 import { SimulatedNodes } from '../runtime/simulated/simulated-nodes';
@@ -140,6 +143,51 @@ export function makeRuntime(v: AgentValues, nodeIp: string, log: Logger): Runtim
     allowRoot: v.builtinAllowRoot,
     defaultUid: v.builtinRunAsUser,
     logger: log.child('builtin'),
+  });
+}
+
+/** How often container logs are checked for rotation, and images collected (the kubelet's periods). */
+const LOG_ROTATION_PERIOD_MS = 10_000;
+const IMAGE_GC_PERIOD_MS = 5 * 60_000;
+
+/**
+ * The remote runtime's housekeeping, until `signal` aborts: container logs rotated by `--container-log-max-size`
+ * and `--container-log-max-files`, and images collected by `--image-gc-high-threshold`/`--image-gc-low-threshold`
+ * and `--minimum-image-ttl-duration` (the sandbox image is kept). The builtin runtime has neither images nor the
+ * CRI's reopening of logs. Periods shorten in tests through `PLATFORM_AGENT_HOUSEKEEPING_MS`.
+ */
+export function startCriHousekeeping(runtime: Runtime, v: AgentValues, log: Logger, signal: AbortSignal): void {
+  if (!(runtime instanceof CriRuntime)) return;
+  const rotator = new ContainerLogRotator(runtime, {
+    maxSizeBytes: Number(parseQuantity(v.containerLogMaxSize).value()),
+    maxFiles: v.containerLogMaxFiles,
+  });
+  const gc = new ImageGcManager(runtime, {
+    highThresholdPercent: v.imageGcHighThreshold,
+    lowThresholdPercent: v.imageGcLowThreshold,
+    minAgeMs: v.minimumImageTtlDuration,
+    pinnedImages: [v.podInfraContainerImage],
+  });
+  const every = (ms: number, what: string, f: () => Promise<unknown>): void => {
+    const override = Number(process.env.PLATFORM_AGENT_HOUSEKEEPING_MS);
+    const period = override > 0 ? override : ms;
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      f()
+        .catch((err: unknown) => log.warn(`${what} failed; will retry`, { err: String(err) }))
+        .finally(() => (running = false));
+    }, period);
+    timer.unref();
+    signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+  };
+  // The first pass only records the images present (none is old enough to go yet).
+  gc.detectImages().catch((err: unknown) => log.warn('Listing images failed', { err: String(err) }));
+  every(LOG_ROTATION_PERIOD_MS, 'Container log rotation', () => rotator.rotateAll());
+  every(IMAGE_GC_PERIOD_MS, 'Image garbage collection', async () => {
+    const r = await gc.garbageCollect();
+    if (r.removed.length) log.info('Image garbage collection', { freed: r.freed, removed: r.removed });
   });
 }
 
@@ -261,6 +309,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         log: log.child('server'),
       });
       if (!v.runonce) await servers.start();
+      startCriHousekeeping(runtime, v, log.child('housekeeping'), stop.signal);
       log.info('Node agent started', { node: nodeName, nodeIp, runtime: runtime.name });
       if (v.runonce) {
         await runOnce(agent, stop, log);

@@ -36,7 +36,7 @@ import {
   type StreamOptions,
 } from '../runtime';
 import { CriClient, CriError, type CriApiVersion } from './client';
-import { streamSession } from './streaming';
+import { forwardSession, streamSession } from './streaming';
 import type * as T from './types';
 
 /** Options of `CriRuntime`. */
@@ -558,6 +558,15 @@ export class CriRuntime implements Runtime {
     return this.run('Unknown', async (c) => ({
       url: await c.portForward({ pod_sandbox_id: req.podSandboxId, port: req.ports }, o),
     }));
+  }
+
+  /**
+   * Forwards one connection to `port` of the sandbox through the runtime's streaming server (WebSocket,
+   * `v4.channel.k8s.io`: channel 0 carries the data, 1 the errors; each opens with the port as two bytes).
+   */
+  async portForward(podSandboxId: string, port: number, stream: NodeJS.ReadWriteStream): Promise<void> {
+    const { url } = await this.getPortForward({ podSandboxId, ports: [port] });
+    await forwardSession(`${url}${url.includes('?') ? '&' : '?'}port=${port}`, stream);
   }
 
   // ---- images ----

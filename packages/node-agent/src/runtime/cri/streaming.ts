@@ -95,3 +95,43 @@ export function streamSession(
     ws.on('error', (err) => finish(err));
   });
 }
+
+/**
+ * Pumps one port-forward connection over a streaming URL (its `port` query names the port): what `stream` gives
+ * goes out on channel 0, what comes back on channel 0 is written to it, and text on channel 1 is the runtime's
+ * error. The first message of each channel only repeats the port. Resolves when either side closes.
+ */
+export function forwardSession(url: string, stream: NodeJS.ReadWriteStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url.replace(/^http/, 'ws'), ['v4.channel.k8s.io'], { perMessageDeflate: false });
+    const opened = new Set<number>();
+    let error = '';
+    const onData = (chunk: Buffer | string): void => {
+      if (ws.readyState !== WebSocket.OPEN) return;
+      ws.send(Buffer.concat([Buffer.from([0]), Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)]));
+    };
+    const onEnd = (): void => ws.close();
+    ws.on('open', () => {
+      stream.on('data', onData);
+      stream.once('end', onEnd);
+    });
+    ws.on('message', (data: Buffer) => {
+      const ch = data[0]!;
+      const payload = data.subarray(1);
+      if (!opened.has(ch)) {
+        opened.add(ch);
+        return;
+      }
+      if (ch === 0) stream.write(payload);
+      else if (ch === 1) error += payload.toString();
+    });
+    ws.on('close', () => {
+      stream.removeListener('data', onData);
+      stream.removeListener('end', onEnd);
+      stream.end();
+      if (error) reject(new Error(error));
+      else resolve();
+    });
+    ws.on('error', (err) => reject(err));
+  });
+}
