@@ -6,6 +6,7 @@
 export * from './util/clock';
 export * from './util/token-bucket';
 export * from './config/client-config';
+export * from './config/yaml';
 export * from './rest/rest-client';
 export * from './rest/resource-client';
 export * from './watch/decoder';

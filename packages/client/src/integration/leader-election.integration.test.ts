@@ -18,7 +18,7 @@ let server: ApiServerProcess;
 beforeAll(async () => {
   server = await apiServerProcess();
   await server.start();
-}, 40_000);
+}, 120_000);
 afterAll(async () => {
   await server.stop('SIGKILL');
   rmSync(server.dir, { recursive: true, force: true });

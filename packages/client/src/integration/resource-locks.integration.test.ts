@@ -55,7 +55,7 @@ beforeAll(async () => {
   await server.start();
   admin = client();
   await admin.resource(NamespaceKind).create({ metadata: { name: NS } });
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   for (const r of rests) r.close();
   await server.stop('SIGKILL');
@@ -220,7 +220,7 @@ describe.each(Object.keys(WRITES))('the %s lock', (lockType) => {
       await a.stop();
       await b?.stop();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('migrating from endpoints to endpointsleases (Kubernetes 1.21)', () => {
@@ -255,7 +255,7 @@ describe('migrating from endpoints to endpointsleases (Kubernetes 1.21)', () => 
       await old.stop();
       await next?.stop();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('the leader restarted on endpointsleases keeps leading and adds the Lease', async () => {
     const name = 'migrate-restart';
@@ -291,5 +291,5 @@ describe('migrating from endpoints to endpointsleases (Kubernetes 1.21)', () => 
       await before.stop();
       await after?.stop();
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -86,7 +86,8 @@ export async function apiServerProcess(extraArgs: string[] = []): Promise<ApiSer
       );
       child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
       child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-      await waitFor('the API server to be ready', async () => (await readyz(url)) === 200, 30_000).catch(
+      // Generous: on a loaded 2-CPU machine the process has needed over 30 s to load and serve.
+      await waitFor('the API server to be ready', async () => (await readyz(url)) === 200, 90_000).catch(
         (err: Error) => {
           throw new Error(`${err.message}\n${out}`);
         },

@@ -51,6 +51,7 @@ import { type ControllerDefinition, type ControllerOptions } from '../controller
 import { type RunningControllers, startControllers } from '../controller-manager';
 import { CONTROLLERS } from '../controllers';
 import { delegatedAuth } from './delegated-auth';
+import { LEADER_MIGRATION_FEATURE, validateLeaderMigrationOptions } from './leader-migration';
 import {
   flagNamesOf,
   type GenericControllerManagerConfig,
@@ -109,6 +110,7 @@ interface Collected {
   authentication?: DelegatedAuthenticationConfig;
   authorization?: DelegatedAuthorizationConfig;
   leaderElection?: LeaderElectionConfig;
+  featureGate?: FeatureGate;
   logging?: LoggingConfig;
   metrics?: MetricsConfig;
   profiling?: ProfilingConfig;
@@ -135,6 +137,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   let authzClient: Clientset | undefined;
   try {
     for (const g of groups) await (g as OptionGroup<Collected>).applyTo(collected);
+    const migration = validateLeaderMigrationOptions({
+      ...(collected.generic as GenericControllerManagerConfig),
+      featureEnabled: collected.featureGate?.enabled(LEADER_MIGRATION_FEATURE) ?? false,
+    });
+    if (migration.length) throw new Error(migration.map((e) => e.message).join('\nError: '));
     authnClient = delegatedClient(collected.authentication?.remoteKubeConfigFile ?? '', 'authentication-clientconfig');
     authzClient = delegatedClient(collected.authorization?.remoteKubeConfigFile ?? '', 'authorization-clientconfig');
   } catch (err) {
