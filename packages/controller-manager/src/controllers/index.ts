@@ -22,6 +22,7 @@ import { pvcProtectionController } from './pvc-protection';
 import { persistentVolumeBinderController } from './persistentvolume-binder';
 import { horizontalPodAutoscalingController } from './horizontalpodautoscaling';
 import { ephemeralVolumeController } from './ephemeral-volume';
+import { persistentVolumeExpanderController } from './persistentvolume-expander';
 import { resourceQuotaController } from './resourcequota';
 import { rootCACertPublisherController } from './root-ca-cert-publisher';
 import { replicaSetController } from './replicaset';
@@ -62,4 +63,5 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   persistentVolumeBinderController,
   horizontalPodAutoscalingController,
   ephemeralVolumeController,
+  persistentVolumeExpanderController,
 ];
