@@ -47,14 +47,15 @@ const b64 = (s: string): string => Buffer.from(s).toString('base64');
 const unb64 = (s: string | undefined): string | undefined =>
   s === undefined ? undefined : Buffer.from(s, 'base64').toString('utf8');
 
-/** Whether `secret` is a token Secret of the account (name and UID in its annotations). */
+/** Whether `secret` is a token Secret of the account (its name, and its UID when the Secret names one). */
 export function isTokenOf(secret: Secret, sa: ServiceAccount): boolean {
   const a = secret.metadata?.annotations ?? {};
   return (
     secret.type === SERVICE_ACCOUNT_TOKEN_TYPE &&
     secret.metadata?.namespace === sa.metadata?.namespace &&
     a[SERVICE_ACCOUNT_NAME_ANNOTATION] === sa.metadata?.name &&
-    a[SERVICE_ACCOUNT_UID_ANNOTATION] === sa.metadata?.uid
+    // A Secret without a UID belongs to any account of its name (1.21's IsServiceAccountToken).
+    (!a[SERVICE_ACCOUNT_UID_ANNOTATION] || a[SERVICE_ACCOUNT_UID_ANNOTATION] === sa.metadata?.uid)
   );
 }
 
@@ -133,24 +134,25 @@ class TokensController {
     }
   }
 
-  /** An account: its token Secrets go with it; an account without a valid token Secret gets one. */
+  /**
+   * An account: token Secrets of an account of that name that is gone (or another UID: made again) are deleted;
+   * an account without a valid token Secret gets one. The account is read from the API: the cache may not show a
+   * delete and re-create under one name, or the reference the last sync added.
+   */
   readonly syncAccount = async (key: string): Promise<void> => {
     const [namespace = '', name = ''] = key.split('/');
-    const cached: ServiceAccount | undefined = this.accounts.indexer.get(key);
-    if (!cached) {
-      for (const s of this.secrets.indexer.list())
-        if (
-          s.type === SERVICE_ACCOUNT_TOKEN_TYPE &&
-          s.metadata?.namespace === namespace &&
-          s.metadata.annotations?.[SERVICE_ACCOUNT_NAME_ANNOTATION] === name &&
-          !(await this.liveAccount(namespace, name))
-        )
-          await this.deleteSecret(s);
-      return;
-    }
-    if (cached.metadata?.deletionTimestamp) return;
     const sa = await this.liveAccount(namespace, name);
-    if (!sa || sa.metadata?.uid !== cached.metadata?.uid) return; // its own events bring the newer state
+    for (const s of this.secrets.indexer.list()) {
+      const a = s.metadata?.annotations ?? {};
+      if (
+        s.type === SERVICE_ACCOUNT_TOKEN_TYPE &&
+        s.metadata?.namespace === namespace &&
+        a[SERVICE_ACCOUNT_NAME_ANNOTATION] === name &&
+        (!sa || (a[SERVICE_ACCOUNT_UID_ANNOTATION] && a[SERVICE_ACCOUNT_UID_ANNOTATION] !== sa.metadata?.uid))
+      )
+        await this.deleteSecret(s);
+    }
+    if (!sa || sa.metadata?.deletionTimestamp) return;
     const refs = sa.secrets ?? [];
     const existing = await Promise.all(refs.map(async (r) => this.liveSecret(namespace, r.name ?? '')));
     if (existing.some((s) => s && isTokenOf(s, sa))) return;
@@ -208,7 +210,7 @@ class TokensController {
     const uid = s.metadata?.annotations?.[SERVICE_ACCOUNT_UID_ANNOTATION];
     const cached: ServiceAccount | undefined = this.accounts.indexer.get(`${namespace}/${name}`);
     const sa = cached?.metadata?.uid === uid ? cached : await this.liveAccount(namespace, name);
-    if (!sa || (uid !== undefined && sa.metadata?.uid !== uid)) {
+    if (!sa || (uid && sa.metadata?.uid !== uid)) {
       await this.deleteSecret(s);
       this.ctx.logger.info('Deleted the token Secret of a deleted service account', { secret: key });
       return;

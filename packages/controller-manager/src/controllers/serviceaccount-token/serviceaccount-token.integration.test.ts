@@ -20,7 +20,8 @@ import {
 } from '../../integration/support';
 import { waitFor } from '../../testing/harness';
 
-jest.setTimeout(150_000);
+// A loaded CI machine may take a minute to start the controller manager process alone.
+jest.setTimeout(300_000);
 
 let api: ApiServer;
 let cm: DaemonProcess | undefined;
@@ -48,12 +49,16 @@ test('the token of a Secret authenticates as its ServiceAccount', async () => {
     `--root-ca-file=${caFile}`,
   ]);
   let secret: Secret | undefined;
-  await waitFor('the default account token', async () => {
-    secret = (await api.client.resource(SecretKind, 'default').list()).items.find(
-      (s) => s.type === 'kubernetes.io/service-account-token',
-    );
-    return secret !== undefined;
-  }).catch((err: Error) => {
+  await waitFor(
+    'the default account token',
+    async () => {
+      secret = (await api.client.resource(SecretKind, 'default').list()).items.find(
+        (s) => s.type === 'kubernetes.io/service-account-token',
+      );
+      return secret !== undefined;
+    },
+    180_000,
+  ).catch((err: Error) => {
     throw new Error(`${err.message}\n${cm?.output().slice(-3000) ?? ''}`);
   });
   expect(Buffer.from(secret!.data?.['ca.crt'] ?? '', 'base64').toString()).toBe(readFileSync(caFile, 'utf8'));
