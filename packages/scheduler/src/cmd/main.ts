@@ -10,8 +10,15 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 
-import { type ConfigMap, ConfigMapKind, LeaseKind } from '@platform/api';
-import { Clientset, LeaderElector, loadClientConfig, RestClient, type RestConfig } from '@platform/client';
+import { type ConfigMap, ConfigMapKind } from '@platform/api';
+import {
+  Clientset,
+  LeaderElector,
+  loadClientConfig,
+  newResourceLock,
+  RestClient,
+  type RestConfig,
+} from '@platform/client';
 import {
   buildCommand,
   CONTROL_PLANE_FEATURES,
@@ -268,7 +275,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const identity = `${hostname()}_${randomUUID()}`;
     let lost = false;
     const elector = new LeaderElector({
-      leases: new Clientset(leaderElectionRest).resource(LeaseKind, le.resourceNamespace),
+      lock: newResourceLock(new Clientset(leaderElectionRest), le, identity),
       config: le,
       identity,
       logger: log,
