@@ -221,12 +221,6 @@ type Inert = [
 
 /** Document 2's options of controllers not run by this process (yet): accepted, validated by type, no effect. */
 const INERT: Inert[] = [
-  [
-    'attach-detach-reconcile-sync-period',
-    'duration',
-    '1m0s',
-    'The reconciler sync wait time between volume attach detach.',
-  ],
   ['cluster-name', 'string', 'platform', 'The instance prefix for the cluster.'],
   [
     'cluster-signing-cert-file',
@@ -265,7 +259,6 @@ const INERT: Inert[] = [
     'true',
     'Should CIDRs allocated by allocate-node-cidrs be configured on the cloud provider.',
   ],
-  ['disable-attach-detach-reconcile-sync', 'bool', 'false', 'Disable volume attach detach reconciler sync.'],
   ['external-cloud-volume-plugin', 'string', '', 'The plugin to use when cloud provider is set to external.'],
   [
     'flex-volume-plugin-dir',

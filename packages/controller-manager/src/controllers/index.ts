@@ -23,6 +23,7 @@ import { persistentVolumeBinderController } from './persistentvolume-binder';
 import { horizontalPodAutoscalingController } from './horizontalpodautoscaling';
 import { ephemeralVolumeController } from './ephemeral-volume';
 import { persistentVolumeExpanderController } from './persistentvolume-expander';
+import { attachDetachController } from './attachdetach';
 import { resourceQuotaController } from './resourcequota';
 import { rootCACertPublisherController } from './root-ca-cert-publisher';
 import { replicaSetController } from './replicaset';
@@ -64,4 +65,5 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   horizontalPodAutoscalingController,
   ephemeralVolumeController,
   persistentVolumeExpanderController,
+  attachDetachController,
 ];
