@@ -148,7 +148,7 @@ beforeAll(async () => {
   });
   stop = new AbortController();
   run = scheduler.run(stop.signal);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   stop?.abort();

@@ -42,6 +42,7 @@ function get(
         headers: o.headers,
         ...(o.cert ? { cert: o.cert.cert, key: o.cert.key } : {}),
         agent: false,
+        timeout: 10_000,
       },
       (res) => {
         let body = '';
@@ -49,6 +50,7 @@ function get(
         res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
       },
     );
+    req.on('timeout', () => req.destroy(new Error(`GET ${path}: no answer in 10 s`)));
     req.on('error', reject);
     req.end();
   });
@@ -121,11 +123,16 @@ beforeAll(async () => {
   );
   proc.stdout?.on('data', (d: Buffer) => (log += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (log += d.toString()));
-  await waitFor('the secure port', async () => {
-    if (proc.exitCode !== null) throw new Error(`the scheduler exited: ${log}`);
-    return (await get('/healthz').catch(() => ({ body: '' }))).body === 'ok';
-  });
-}, 90_000);
+  // A process start on a loaded 2-CPU machine can take a minute (module loading, TLS keys, the first lists).
+  await waitFor(
+    'the secure port',
+    async () => {
+      if (proc.exitCode !== null) throw new Error(`the scheduler exited: ${log}`);
+      return (await get('/healthz').catch(() => ({ body: '' }))).body === 'ok';
+    },
+    150_000,
+  );
+}, 240_000);
 
 afterAll(async () => {
   if (proc && proc.exitCode === null) {
@@ -140,7 +147,7 @@ it('serves /metrics to a client certificate of the client CA whose user is allow
   const r = await get('/metrics', { cert: alice });
   expect(r.code).toBe(200);
   expect(r.body).toContain('scheduler_');
-});
+}, 60_000);
 
 it('forbids the user the API server does not allow, and refuses unknown or missing credentials', async () => {
   expect((await get('/metrics', { cert: mallory })).code).toBe(403);
@@ -148,7 +155,7 @@ it('forbids the user the API server does not allow, and refuses unknown or missi
   expect((await get('/metrics')).code).toBe(401);
   // A client certificate's user is its own: the front-proxy headers count only with the proxy's certificate.
   expect((await get('/metrics', { cert: mallory, headers: { 'X-Remote-User': 'alice' } })).code).toBe(403);
-});
+}, 60_000);
 
 it("takes the user from the front proxy's headers, for an allowed proxy name only", async () => {
   expect((await get('/metrics', { cert: proxy, headers: { 'X-Remote-User': 'alice' } })).code).toBe(200);
@@ -156,4 +163,4 @@ it("takes the user from the front proxy's headers, for an allowed proxy name onl
   expect((await get('/metrics', { cert: otherProxy, headers: { 'X-Remote-User': 'alice' } })).code).toBe(401);
   // Without a user header the proxy's certificate is no credential of its own.
   expect((await get('/metrics', { cert: proxy })).code).toBe(401);
-});
+}, 60_000);
