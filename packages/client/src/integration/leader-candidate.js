@@ -4,9 +4,9 @@
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 
-const { LeaseKind } = require('@platform/api');
-
-const { Clientset, LeaderElector, RestClient } = require(join(__dirname, '..', '..', 'lib', 'index.js'));
+const { Clientset, LeaderElector, newResourceLock, RestClient } = require(
+  join(__dirname, '..', '..', 'lib', 'index.js'),
+);
 
 const [server, caFile, identity, leaseMs, renewMs, retryMs] = process.argv.slice(2);
 // The token the server's --token-auth-file knows (support.ts).
@@ -14,18 +14,19 @@ const rest = new RestClient({ server, ca: readFileSync(caFile), token: 'integrat
 const log = (ev) => process.stdout.write(`${JSON.stringify({ ev, id: identity, t: Date.now() })}\n`);
 const ac = new AbortController();
 process.on('SIGTERM', () => ac.abort());
+const config = {
+  leaderElect: true,
+  leaseDurationMs: Number(leaseMs),
+  renewDeadlineMs: Number(renewMs),
+  retryPeriodMs: Number(retryMs),
+  resourceLock: 'leases',
+  resourceName: 'it-lock',
+  resourceNamespace: 'system',
+};
 const elector = new LeaderElector({
-  leases: new Clientset(rest).resource(LeaseKind, 'system'),
+  lock: newResourceLock(new Clientset(rest), config, identity),
   identity,
-  config: {
-    leaderElect: true,
-    leaseDurationMs: Number(leaseMs),
-    renewDeadlineMs: Number(renewMs),
-    retryPeriodMs: Number(retryMs),
-    resourceLock: 'leases',
-    resourceName: 'it-lock',
-    resourceNamespace: 'system',
-  },
+  config,
   callbacks: {
     onStartedLeading: (signal) => {
       log('start');

@@ -11,12 +11,11 @@
  * aborts). On a clean shutdown (the run signal aborts) the leader releases the lease (empty holder, 1 s duration)
  * so that another candidate takes over at once.
  */
-import { type ApiObject, isConflict, isNotFound, type Lease } from '@platform/api';
+import { isConflict, isNotFound } from '@platform/api';
 import { type LeaderElectionConfig, type Logger, NOP_LOGGER } from '@platform/common';
 
-import { Clientset, type ResourceClient } from '../rest/resource-client';
 import { type Clock, REAL_CLOCK } from '../util/clock';
-import { type LeaderElectionRecord, type LockState, newResourceLock, type ResourceLock } from './resource-lock';
+import { type LeaderElectionRecord, type LockState, type ResourceLock } from './resource-lock';
 
 /** What the elector tells its owner. */
 export interface LeaderCallbacks {
@@ -31,12 +30,7 @@ export interface LeaderCallbacks {
 /** Settings of an elector. */
 export interface LeaderElectorOptions {
   /** The lock of `config.resourceLock` (`newResourceLock`). */
-  lock?: ResourceLock;
-  /**
-   * Deprecated, instead of `lock`: a client of the API server (formerly its Leases); the elector builds the lock of
-   * `config.resourceLock`, `resourceName` and `resourceNamespace` on its connection.
-   */
-  leases?: ResourceClient<Lease & ApiObject>;
+  lock: ResourceLock;
   /** `--leader-elect-*` settings; the lock type, name and namespace are the lock's. */
   config: LeaderElectionConfig;
   /** This candidate's identity (hostname + unique suffix, as kube-controller-manager). */
@@ -68,9 +62,7 @@ export class LeaderElector {
     this.clock = o.clock ?? REAL_CLOCK;
     this.log = o.logger ?? NOP_LOGGER;
     this.random = o.random ?? Math.random;
-    if (o.lock) this.lock = o.lock;
-    else if (o.leases) this.lock = newResourceLock(new Clientset(o.leases.rest), c, o.identity);
-    else throw new Error('leader election: a lock is required');
+    this.lock = o.lock;
   }
 
   /** True while this candidate holds the lease. */
