@@ -66,9 +66,11 @@ describe('signatures', () => {
 
 describe('against an API server', () => {
   let h: ControllerHarness;
+  let clock = Date.now();
   beforeAll(async () => {
     h = await startControllerHarness();
-    h.start(bootstrapSignerController);
+    // The signer's clock: moved by the test, so a token's expiry never races a loaded machine.
+    h.start(bootstrapSignerController, (o) => (o.now = () => clock));
   }, 90_000);
   afterAll(async () => {
     await h?.stop();
@@ -96,15 +98,16 @@ describe('against an API server', () => {
     expect(verifyDetachedSignature('v1', data['jws-kubeconfig-aaaaaa']!, 'aaaaaa', 'aaaaaaaaaaaaaaaa')).toBe(true);
     expect(data.other).toBe('kept');
 
-    await secrets.create(
-      token('bbbbbb', 'bbbbbbbbbbbbbbbb', { expiration: new Date(Date.now() + 3000).toISOString() }),
-    );
+    await secrets.create(token('bbbbbb', 'bbbbbbbbbbbbbbbb', { expiration: new Date(clock + 3600_000).toISOString() }));
     await secrets.create(token('cccccc', 'cccccccccccccccc', { 'usage-bootstrap-signing': 'false' }));
     await waitFor(
       'signed by bbbbbb too',
       async () => (await sigKeys()) === 'jws-kubeconfig-aaaaaa,jws-kubeconfig-bbbbbb',
     );
-    // bbbbbb expires a few seconds later (its Secret stays: that is the token cleaner's work).
+    // Two hours later bbbbbb has expired (its Secret stays: that is the token cleaner's work); any change of
+    // cluster-info or a token makes the signer look again.
+    clock += 2 * 3600_000;
+    await secrets.create(token('dddddd', 'dddddddddddddddd', { 'usage-bootstrap-signing': 'false' }));
     await waitFor('bbbbbb expired', async () => (await sigKeys()) === 'jws-kubeconfig-aaaaaa');
 
     // A new kubeconfig is signed again.
