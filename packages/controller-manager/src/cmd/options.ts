@@ -269,22 +269,10 @@ const INERT: Inert[] = [
   ['namespace-sync-period', 'duration', '5m0s', 'The period for syncing namespace life-cycle updates.'],
   ['resource-quota-sync-period', 'duration', '5m0s', 'The period for syncing quota usage status in the system.'],
   [
-    'root-ca-file',
-    'string',
-    '',
-    'If set, this root certificate authority will be included in service account token secrets.',
-  ],
-  [
     'route-reconciliation-period',
     'duration',
     '10s',
     'The period for reconciling routes created for Nodes by cloud provider.',
-  ],
-  [
-    'service-account-private-key-file',
-    'string',
-    '',
-    'Filename containing a PEM-encoded private RSA or ECDSA key used to sign service account tokens.',
   ],
   [
     'terminated-pod-gc-threshold',
@@ -322,12 +310,6 @@ const INERT: Inert[] = [
     'int32',
     '5',
     'The number of resource quotas that are allowed to sync concurrently.',
-  ],
-  [
-    'concurrent-serviceaccount-token-syncs',
-    'int32',
-    '5',
-    'The number of service account token objects that are allowed to sync concurrently.',
   ],
   [
     'concurrent-statefulset-syncs',

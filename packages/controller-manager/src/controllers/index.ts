@@ -3,6 +3,7 @@
  * informers they share start once all are started). Each entry is the definition exported by its folder.
  */
 import { type ControllerDefinition } from '../controller';
+import { bootstrapSignerController } from './bootstrapsigner';
 import { clusterRoleAggregationController } from './clusterrole-aggregation';
 import { cronJobController } from './cronjob';
 import { daemonSetController } from './daemonset';
@@ -30,7 +31,9 @@ import { replicaSetController } from './replicaset';
 import { replicationControllerController } from './replicationcontroller';
 import { serviceController } from './service';
 import { serviceAccountController } from './serviceaccount';
+import { serviceAccountTokenController } from './serviceaccount-token';
 import { statefulSetController } from './statefulset';
+import { tokenCleanerController } from './tokencleaner';
 import { ttlController } from './ttl';
 import { ttlAfterFinishedController } from './ttl-after-finished';
 
@@ -40,6 +43,7 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   replicationControllerController,
   deploymentController,
   serviceAccountController,
+  serviceAccountTokenController,
   clusterRoleAggregationController,
   namespaceController,
   garbageCollectorController,
@@ -59,6 +63,8 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   serviceController,
   ttlController,
   endpointSliceMirroringController,
+  bootstrapSignerController,
+  tokenCleanerController,
   pvcProtectionController,
   pvProtectionController,
   persistentVolumeBinderController,
