@@ -169,6 +169,11 @@ export class Agent {
   }
 
   /** Replaces the set of pods of one source. */
+  /** Whether a source has given its pods at least once (`--runonce` waits for the local ones). */
+  sourceSeen(source: Source): boolean {
+    return this.sourcePods.has(source);
+  }
+
   setSourcePods(source: Source, pods: Pod[]): void {
     const uids = new Set<string>();
     for (const p of pods) {

@@ -312,7 +312,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       startCriHousekeeping(runtime, v, log.child('housekeeping'), stop.signal);
       log.info('Node agent started', { node: nodeName, nodeIp, runtime: runtime.name });
       if (v.runonce) {
-        await runOnce(agent, stop, log);
+        await runOnce(agent, v, stop, log);
       } else {
         await agent.run(stop.signal);
       }
@@ -329,18 +329,21 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 /** `--runonce`: start the pods of the local sources, wait until each ran (or failed), then exit. */
-async function runOnce(agent: Agent, stop: AbortController, log: Logger): Promise<void> {
+async function runOnce(agent: Agent, v: AgentValues, stop: AbortController, log: Logger): Promise<void> {
   const run = agent.run(stop.signal);
   const deadline = Date.now() + 5 * 60_000;
-  await new Promise((r) => setTimeout(r, 1500));
+  // The local sources are read in the background: their pods count only once each has been read (a slow first read
+  // must not look like a source without pods).
+  const sources = [...(v.podManifestPath ? ['file' as const] : []), ...(v.manifestUrl ? ['http' as const] : [])];
   while (!stop.signal.aborted && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 500));
+    if (!sources.every((s) => agent.sourceSeen(s))) continue;
     const pods = agent.pods();
     const done = pods.every((p) => {
       const s = agent.statuses.get(p.metadata?.uid ?? '');
       return s && (s.phase === 'Running' || s.phase === 'Succeeded' || s.phase === 'Failed');
     });
     if (done) break;
-    await new Promise((r) => setTimeout(r, 500));
   }
   for (const p of agent.pods())
     log.info('Pod status', { pod: p.metadata?.name, phase: agent.statuses.get(p.metadata?.uid ?? '')?.phase });
