@@ -176,7 +176,7 @@ async function benchStore(label: string, dir: string, storeServers: string): Pro
     ],
     port,
     certDir,
-    readyTimeoutMs: 60_000,
+    readyTimeoutMs: 180_000, // from sources on a loaded machine, start-up alone took over a minute
   });
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY, ca: server.ca });
   const watches = watchPods(server);
