@@ -75,7 +75,19 @@ class Client {
   ) {
     this.agent = new Agent({ keepAlive: true, maxSockets: 32, ca });
   }
-  req(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
+  /** One request, sent again when a kept-alive connection was reset under it (the server closed it meanwhile). */
+  async req(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(method, path, body);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (attempt >= 3 || (code !== 'ECONNRESET' && code !== 'EPIPE')) throw err;
+      }
+    }
+  }
+
+  private once(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
     return new Promise((res, rej) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       const r = request(
@@ -208,7 +220,7 @@ async function runCase(
         },
         status: { capacity: alloc, allocatable: alloc, conditions: [{ type: 'Ready', status: 'True' }] },
       });
-      if (r.status !== 201) throw new Error(`node: ${r.status} ${r.body}`);
+      if (r.status !== 201 && r.status !== 409) throw new Error(`node: ${r.status} ${r.body}`);
     });
     await parallel(pods, async (i) => {
       const r = await c.req('POST', '/api/v1/namespaces/bench/pods', {
@@ -221,7 +233,7 @@ async function runCase(
           containers: [{ name: 'c', image: 'pause', resources: { requests: { cpu: '100m', memory: '100Mi' } } }],
         },
       });
-      if (r.status !== 201) throw new Error(`pod: ${r.status} ${r.body}`);
+      if (r.status !== 201 && r.status !== 409) throw new Error(`pod: ${r.status} ${r.body}`);
     });
     const list = JSON.parse((await c.req('GET', '/api/v1/namespaces/bench/pods?limit=1')).body) as {
       metadata: { resourceVersion: string };
