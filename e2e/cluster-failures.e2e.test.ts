@@ -125,6 +125,8 @@ beforeAll(async () => {
     `--node-name=${NODE}`,
     '--container-runtime=builtin',
     '--simulate-nodes=1',
+    // Other cluster tests may run at the same time: no daemon on its default port.
+    '--random-ports',
     '--keep-down=node-agent',
     // A node is unhealthy after 30 s without a heartbeat (more than a restarted API server takes here); heartbeats every 2 s.
     '--controller-manager-arg=--node-monitor-grace-period=30s',

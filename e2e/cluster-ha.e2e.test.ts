@@ -1,8 +1,8 @@
 /**
  * The HA mode of `platform up`: `--store etcd --servers 3` runs 3 etcd members, 3 API servers, and 3 controller
  * managers and 3 schedulers of which one each leads (as `platform status` shows). One API server is killed and kept
- * down: the Deployment still reconciles through the others. The leading controller manager is killed and kept down:
- * another takes its Lease and a scale-up still happens. Each scenario prints its timings.
+ * down: the Deployment still reconciles through the others. The leading controller manager is killed: another
+ * process takes its Lease (one of the others, or the killed one restarted) and a scale-up still happens. Each scenario prints its timings.
  *
  * Slow (three of everything on a shared machine: several minutes), so it runs only with PLATFORM_E2E_FULL=1.
  */
@@ -113,10 +113,8 @@ describeFull('platform up --store etcd --servers 3', () => {
       '--node-name=e2e-ha',
       '--container-runtime=builtin',
       '--simulate-nodes=1',
+      '--random-ports',
       '--keep-down=apiserver-2',
-      '--keep-down=controller-manager-1',
-      '--keep-down=controller-manager-2',
-      '--keep-down=controller-manager-3',
     ]);
     if (r.status !== 0) throw new Error(`platform up --detach failed (${String(r.status)}):\n${r.stdout}\n${r.stderr}`);
     process.stdout.write(`platform up --store etcd --servers 3: ready in ${secs(t0)}\n`);
@@ -150,10 +148,19 @@ describeFull('platform up --store etcd --servers 3', () => {
 
   it('fails over to another controller manager when the leader is killed', async () => {
     const leader = await leaderOf('controller-manager', statusText);
+    const killed = pidOf(leader);
     const t0 = Date.now();
-    process.kill(pidOf(leader), 'SIGKILL');
-    const next = await leaderOf('controller-manager', statusText);
-    expect(next).not.toBe(leader);
+    process.kill(killed, 'SIGKILL');
+    // Another process leads: another controller manager, or the killed one started again by the launcher.
+    let next = '';
+    await waitFor(
+      'a controller manager other than the killed process leading',
+      async () => {
+        next = await leaderOf('controller-manager', statusText);
+        return pidOf(next) !== killed;
+      },
+      180_000,
+    );
     const tookOver = secs(t0);
     ok(k(['scale', 'deployment', 'web', '--replicas=5']));
     await running('app=web', 5);

@@ -36,6 +36,8 @@ beforeAll(async () => {
     `--port=${port}`,
     '--node-name=e2e-node',
     '--container-runtime=builtin',
+    // Other cluster tests may run at the same time: no daemon on its default port.
+    '--random-ports',
   ]);
   kubeconfig = join(stateDir, 'admin.conf');
   await waitFor(

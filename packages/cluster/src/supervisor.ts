@@ -71,9 +71,9 @@ export function portFree(port: number, host: string): Promise<boolean> {
   });
 }
 
-/** `preferred` when it is free on 127.0.0.1, else a port the OS picks. */
+/** `preferred` when it is free on 127.0.0.1, else (or when it is 0) a port the OS picks. */
 export async function pickPort(preferred: number, taken: Set<number>): Promise<number> {
-  if (!taken.has(preferred) && (await portFree(preferred, '127.0.0.1'))) {
+  if (preferred && !taken.has(preferred) && (await portFree(preferred, '127.0.0.1'))) {
     taken.add(preferred);
     return preferred;
   }

@@ -37,6 +37,11 @@ export interface UpOptions {
   containerRuntimeEndpoint?: string;
   /** Daemons (as `platform status` names them) that stay down when they exit: failure drills. */
   keepDown?: string[];
+  /**
+   * The daemons' own ports (etcd's, the controller managers', schedulers', node agents') are picked by the OS rather
+   * than their defaults: several clusters started at once on one machine (tests) would race for the same defaults.
+   */
+  randomPorts?: boolean;
   /** More flags for every daemon of a kind, after the launcher's own (`--controller-manager-arg=...`). */
   extraArgs?: Partial<Record<DaemonKind, string[]>>;
 }
@@ -144,6 +149,7 @@ async function etcdPorts(
   dir: string,
   members: number,
   taken: Set<number>,
+  random: boolean,
 ): Promise<{ client: number; peer: number }[]> {
   const file = join(dir, 'etcd', 'ports.json');
   if (existsSync(file)) {
@@ -163,7 +169,10 @@ async function etcdPorts(
   }
   const ports: { client: number; peer: number }[] = [];
   for (let i = 0; i < members; i++)
-    ports.push({ client: await pickPort(2379 + 2 * i, taken), peer: await pickPort(2380 + 2 * i, taken) });
+    ports.push({
+      client: await pickPort(random ? 0 : 2379 + 2 * i, taken),
+      peer: await pickPort(random ? 0 : 2380 + 2 * i, taken),
+    });
   mkdirSync(join(dir, 'etcd'), { recursive: true });
   writeFileSync(file, `${JSON.stringify(ports)}\n`);
   return ports;
@@ -279,6 +288,8 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
 
     /** The user's extra flags of a kind of daemon (`--controller-manager-arg` ...); they come last, so they win. */
     const extra = (kind: DaemonKind): string[] => o.extraArgs?.[kind] ?? [];
+    /** A daemon's default port, or 0 (the OS picks one) with `randomPorts`. */
+    const preferred = (port: number): number => (o.randomPorts ? 0 : port);
 
     /**
      * Anonymous requests reach health checks, the version and discovery; the authorizer follows the binding through a
@@ -308,7 +319,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
           ...CONTROLLER_MANAGER,
           name: `controller-manager${suffix}`,
         });
-        const cmPort = await pickPort(10257 + (i ? 100 * i : 0), taken);
+        const cmPort = await pickPort(preferred(10257 + 100 * i), taken);
         specs.push([
           {
             name: `controller-manager${suffix}`,
@@ -335,7 +346,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
           ...SCHEDULER,
           name: `scheduler${suffix}`,
         });
-        const schedPort = await pickPort(10259 + (i ? 100 * i : 0), taken);
+        const schedPort = await pickPort(preferred(10259 + 100 * i), taken);
         specs.push([
           {
             name: `scheduler${suffix}`,
@@ -376,8 +387,8 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
         });
       for (const a of agents) {
         const conf = writeKubeconfig(f, urls[0]!, tokens.get(a.id.name)!, a.id);
-        const port = await pickPort(10250, taken);
-        const healthzPort = await pickPort(10248, taken);
+        const port = await pickPort(preferred(10250), taken);
+        const healthzPort = await pickPort(preferred(10248), taken);
         specs.push([
           {
             name: a.name,
@@ -416,7 +427,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
     let storeServers = `sqlite://${f.store}`;
     if (o.store === 'etcd') {
       const etcd = etcdBinary();
-      const ports = await etcdPorts(o.dir, o.servers, taken);
+      const ports = await etcdPorts(o.dir, o.servers, taken, !!o.randomPorts);
       const initial = ports.map((p, i) => `m${i}=http://127.0.0.1:${p.peer}`).join(',');
       for (const [i, p] of ports.entries()) {
         const spec: DaemonSpec = {

@@ -82,6 +82,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--container-runtime-endpoint <endpoint>', 'the CRI socket (unix:///run/containerd/containerd.sock)')
     .option('--detach', 'start in the background, print the summary and return (stop with `platform down`)', false)
     .option(
+      '--random-ports',
+      "the daemons' own ports (etcd, controller managers, schedulers, node agents) picked by the OS instead of their defaults (several clusters on one machine)",
+      false,
+    )
+    .option(
       '--keep-down <daemon>',
       'this daemon stays down when it exits (repeatable; failure drills); the exit of the only API server still stops the cluster',
       collect,
