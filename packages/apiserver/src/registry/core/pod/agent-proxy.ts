@@ -45,10 +45,20 @@ export class AgentTransport {
   readonly tls: ConnectionOptions;
 
   constructor(readonly config: AgentClientConfig) {
+    const read = (option: string, path: string): string => {
+      try {
+        return readFileSync(path, 'utf8');
+      } catch (err) {
+        throw new Error(`--${option}: ${(err as Error).message}`);
+      }
+    };
     this.tls = {
-      ...(config.caFile ? { ca: readFileSync(config.caFile, 'utf8') } : { rejectUnauthorized: false }),
+      ...(config.caFile ? { ca: read('agent-certificate-authority', config.caFile) } : { rejectUnauthorized: false }),
       ...(config.certFile && config.keyFile
-        ? { cert: readFileSync(config.certFile, 'utf8'), key: readFileSync(config.keyFile, 'utf8') }
+        ? {
+            cert: read('agent-client-certificate', config.certFile),
+            key: read('agent-client-key', config.keyFile),
+          }
         : {}),
     };
   }
