@@ -87,8 +87,8 @@ export class ClientMetrics {
 }
 
 /** The ServiceAccount a controller acts as with `--use-service-account-credentials`. */
-export function serviceAccountOf(def: { name: string; serviceAccount?: string }): string {
-  return def.serviceAccount ?? `${def.name}-controller`;
+export function serviceAccountOf(def: { name: string; serviceAccount?: string | false }): string {
+  return def.serviceAccount || `${def.name}-controller`;
 }
 
 /**
@@ -162,7 +162,7 @@ export async function startControllers(
     if (signal.aborted) break;
     const log = config.logger.child(def.name);
     let rest: RestConfig = config.rest;
-    if (config.useServiceAccountCredentials) {
+    if (config.useServiceAccountCredentials && def.serviceAccount !== false) {
       const { token, expiresAt } = await serviceAccountToken(admin, serviceAccountOf(def), signal);
       rest = {
         server: config.rest.server,

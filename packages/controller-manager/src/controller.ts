@@ -50,9 +50,11 @@ export interface ControllerDefinition<O = unknown> {
   /**
    * The ServiceAccount in `system` it acts as with `--use-service-account-credentials`: Kubernetes' name for it,
    * which the API server's bootstrap policy binds to `system:controller:<account>` (`service-account-controller`,
-   * `generic-garbage-collector`, ...). Default `<name>-controller`.
+   * `generic-garbage-collector`, ...). Default `<name>-controller`. `false`: it always acts with the controller
+   * manager's own credentials (Kubernetes' tokens controller: it writes the token Secrets of every account, which
+   * no ServiceAccount's role allows).
    */
-  readonly serviceAccount?: string;
+  readonly serviceAccount?: string | false;
   /**
    * The options of Document 2 that tune it (`--concurrent-deployment-syncs`, ...), one family shown in `--help`
    * under its own title. A new instance per command line (defaults set in the constructor).

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { DeploymentKind, EventKind, PodKind, ServiceAccountKind } from '@platform/api';
+import { DeploymentKind, EventKind, PodKind, SecretKind, ServiceAccountKind } from '@platform/api';
 
 import { waitFor } from '../testing/harness';
 import { type ApiServer, type DaemonProcess, startApiServer, startControllerManager } from './support';
@@ -12,9 +12,9 @@ import { type ApiServer, type DaemonProcess, startApiServer, startControllerMana
 let api: ApiServer;
 let cm: DaemonProcess | undefined;
 const keyDir = mkdtempSync(join(tmpdir(), 'cm-sa-key-'));
+const key = join(keyDir, 'sa.key');
 beforeAll(async () => {
   // The TokenRequest API needs an issuer and a signing key.
-  const key = join(keyDir, 'sa.key');
   writeFileSync(
     key,
     generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
@@ -36,7 +36,8 @@ test('--use-service-account-credentials: the controllers act as their ServiceAcc
   cm = startControllerManager(api, [
     '--leader-elect=false',
     '--use-service-account-credentials',
-    '--controllers=replicaset,deployment,serviceaccount',
+    '--controllers=replicaset,deployment,serviceaccount,serviceaccount-token',
+    `--service-account-private-key-file=${key}`,
   ]);
   await api.client.resource(DeploymentKind, 'default').create({
     metadata: { name: 'sa' },
@@ -54,6 +55,16 @@ test('--use-service-account-credentials: the controllers act as their ServiceAcc
   const sas = api.client.resource(ServiceAccountKind, 'system');
   for (const name of ['replicaset-controller', 'deployment-controller', 'service-account-controller'])
     expect((await sas.get(name)).metadata?.name).toBe(name);
+  // The tokens controller acts as the controller manager itself, as in 1.21: no account's role lets it write the
+  // token Secrets of every namespace.
+  await waitFor('a token Secret for default/default', async () =>
+    (await api.client.resource(SecretKind, 'default').list()).items.some(
+      (s) =>
+        s.type === 'kubernetes.io/service-account-token' &&
+        s.metadata?.annotations?.['kubernetes.io/service-account.name'] === 'default',
+    ),
+  );
+  await expect(sas.get('tokens-controller')).rejects.toThrow();
   await waitFor('an Event from the replicaset controller', async () =>
     (await api.client.resource(EventKind, 'default').list()).items.some(
       (e) => e.reason === 'SuccessfulCreate' && e.source?.component === 'replicaset-controller',

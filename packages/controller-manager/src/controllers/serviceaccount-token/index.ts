@@ -270,7 +270,8 @@ async function run(ctx: ControllerContext, o: ServiceAccountTokenConfig): Promis
 export const serviceAccountTokenController: ControllerDefinition<ServiceAccountTokenConfig> = {
   name: 'serviceaccount-token',
   enabledByDefault: true,
-  serviceAccount: 'tokens-controller',
+  // As in 1.21, it always acts as the controller manager: it writes token Secrets in every namespace.
+  serviceAccount: false,
   options: () => new ServiceAccountTokenOptions(),
   run,
 };
