@@ -3,7 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { DeploymentKind, EventKind, PodKind, SecretKind, ServiceAccountKind } from '@platform/api';
+import {
+  DeploymentKind,
+  EventKind,
+  HorizontalPodAutoscalerKind,
+  PodKind,
+  SecretKind,
+  ServiceAccountKind,
+} from '@platform/api';
 
 import { waitFor } from '../testing/harness';
 import { type ApiServer, type DaemonProcess, startApiServer, startControllerManager } from './support';
@@ -36,7 +43,7 @@ test('--use-service-account-credentials: the controllers act as their ServiceAcc
   cm = startControllerManager(api, [
     '--leader-elect=false',
     '--use-service-account-credentials',
-    '--controllers=replicaset,deployment,serviceaccount,serviceaccount-token',
+    '--controllers=replicaset,deployment,serviceaccount,serviceaccount-token,horizontalpodautoscaling',
     `--service-account-private-key-file=${key}`,
   ]);
   await api.client.resource(DeploymentKind, 'default').create({
@@ -65,6 +72,22 @@ test('--use-service-account-credentials: the controllers act as their ServiceAcc
     ),
   );
   await expect(sas.get('tokens-controller')).rejects.toThrow();
+  // The autoscaler, as horizontal-pod-autoscaler, scales its target up to minReplicas and keeps its conditions.
+  await api.client.resource(HorizontalPodAutoscalerKind, 'default').create({
+    metadata: { name: 'sa' },
+    spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'sa' }, minReplicas: 3, maxReplicas: 5 },
+  });
+  await waitFor(
+    'the deployment scaled to 3 by the autoscaler',
+    async () => (await api.client.resource(DeploymentKind, 'default').get('sa')).spec?.replicas === 3,
+  );
+  await waitFor('the autoscaler kept its conditions', async () =>
+    Boolean(
+      (await api.client.resource(HorizontalPodAutoscalerKind, 'default').get('sa')).metadata?.annotations?.[
+        'autoscaling.alpha.kubernetes.io/conditions'
+      ],
+    ),
+  );
   await waitFor('an Event from the replicaset controller', async () =>
     (await api.client.resource(EventKind, 'default').list()).items.some(
       (e) => e.reason === 'SuccessfulCreate' && e.source?.component === 'replicaset-controller',

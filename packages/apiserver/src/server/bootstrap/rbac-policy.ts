@@ -206,10 +206,13 @@ function controllerRoles(): Record<string, PolicyRule[]> {
       eventsRule(),
     ],
     'generic-garbage-collector': [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*'])],
+    // 1.21's rules, and `patch` where our controller patches: it keeps autoscaling/v1's conditions in their
+    // annotation itself (1.21 derives it by converting from the v2 status it updates), and merges scale and status.
     'horizontal-pod-autoscaler': [
       rule(READ, [AUTOSCALING], ['horizontalpodautoscalers']),
-      rule(['update'], [AUTOSCALING], ['horizontalpodautoscalers/status']),
-      rule(['get', 'update'], ['*'], ['*/scale']),
+      rule(['patch'], [AUTOSCALING], ['horizontalpodautoscalers']),
+      rule(['update', 'patch'], [AUTOSCALING], ['horizontalpodautoscalers/status']),
+      rule(['get', 'update', 'patch'], ['*'], ['*/scale']),
       rule(['list'], [CORE], ['pods']),
       rule(['get', 'list'], ['metrics.platform'], ['pods']),
       rule(['get', 'list'], ['custom.metrics.platform'], ['*']),
