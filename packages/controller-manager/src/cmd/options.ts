@@ -4,7 +4,6 @@
  * migration; and the options of controllers this process does not run yet, accepted so that command lines written
  * for Kubernetes keep working (each one given is reported at startup as having no effect).
  */
-import { existsSync, readFileSync } from 'node:fs';
 
 import {
   boolFlag,
@@ -156,60 +155,14 @@ export class GenericControllerManagerOptions extends OptionGroupBase<{ generic?:
       if (!known.has(bare))
         errs.push(new Error(`--controllers: ${JSON.stringify(bare)} is not in the list of known controllers`));
     }
-    if (c.leaderMigrationConfig !== '') {
-      if (!c.enableLeaderMigration)
-        errs.push(new Error('--leader-migration-config is given but --enable-leader-migration is false'));
-      errs.push(...validateLeaderMigrationFile(c.leaderMigrationConfig));
-    }
+    // --enable-leader-migration and --leader-migration-config are checked with the feature gates, once every
+    // family is parsed (validateLeaderMigrationOptions in leader-migration.ts).
     return errs;
   }
 
   applyTo(config: { generic?: GenericControllerManagerConfig }): void {
     config.generic = structuredClone(this.config);
   }
-}
-
-/** Reads and checks a LeaderMigrationConfiguration (group `controllermanager.config.platform`, `v1alpha1`). */
-export function validateLeaderMigrationFile(path: string): Error[] {
-  const flag = '--leader-migration-config';
-  if (!existsSync(path)) return [new Error(`${flag}: file ${JSON.stringify(path)} does not exist`)];
-  let doc: unknown;
-  try {
-    const text = readFileSync(path, 'utf8');
-    // JSON is YAML: accept either through js-yaml-free parsing of JSON, and a minimal YAML reading otherwise.
-    doc = text.trim().startsWith('{') ? JSON.parse(text) : parseSimpleYaml(text);
-  } catch (err) {
-    return [new Error(`${flag}: cannot read ${path}: ${(err as Error).message}`)];
-  }
-  const o = doc as {
-    apiVersion?: string;
-    kind?: string;
-    leaderName?: string;
-    resourceLock?: string;
-    controllerLeaders?: unknown;
-  };
-  const errs: Error[] = [];
-  if (o?.apiVersion !== 'controllermanager.config.platform/v1alpha1')
-    errs.push(
-      new Error(
-        `${flag}: ${path}: apiVersion must be controllermanager.config.platform/v1alpha1, got ${JSON.stringify(o?.apiVersion)}`,
-      ),
-    );
-  if (o?.kind !== 'LeaderMigrationConfiguration')
-    errs.push(new Error(`${flag}: ${path}: kind must be LeaderMigrationConfiguration, got ${JSON.stringify(o?.kind)}`));
-  if (!o?.leaderName) errs.push(new Error(`${flag}: ${path}: leaderName: Required value`));
-  if (o?.resourceLock !== undefined && o.resourceLock !== 'leases' && o.resourceLock !== 'endpoints')
-    errs.push(new Error(`${flag}: ${path}: resourceLock: Unsupported value: ${JSON.stringify(o.resourceLock)}`));
-  return errs;
-}
-
-function parseSimpleYaml(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const m = /^([A-Za-z]+):\s*(.*?)\s*$/.exec(line);
-    if (m && m[2] !== '') out[m[1]!] = m[2]!.replace(/^["']|["']$/g, '');
-  }
-  return out;
 }
 
 type Inert = [
