@@ -2,7 +2,7 @@
  * Controller benchmark (`npm run bench -- controllers`): a Deployment of BENCH_REPLICAS (1,000) replicas until
  * that many ReplicaSet-owned pods exist (no scheduler or node agent: pods stay Pending), with the controller manager
  * binary (replicaset, deployment and serviceaccount controllers, no leader election) against the API server binary
- * on SQLite; at the default `--api-qps 20 --api-burst 30` and at `--api-qps 5000 --api-burst 10000`. Prints pods/s
+ * on SQLite (BENCH_STORES=sqlite,etcd: also on a one-member etcd); at the default `--api-qps 20 --api-burst 30` and at `--api-qps 5000 --api-burst 10000`. Prints pods/s
  * (Deployment created → last pod seen through a watch), the API requests the controller manager made per pod (its
  * `rest_client_requests_total`), and the CPU seconds each process used. Figures are printed, never asserted.
  * BENCH_SKIP_DEFAULT=1 skips the (50 s) run at the defaults; BENCH_CPU_PROFILE=<dir> writes the API server's CPU
@@ -10,11 +10,11 @@
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { DeploymentKind, type Pod, PodKind } from '@platform/api';
-import { freePort } from '@platform/apiserver';
+import { type EtcdCluster, freePort, startEtcd } from '@platform/apiserver';
 
 import { startApiServer, startControllerManager } from './integration/support';
 import { waitFor } from './testing/harness';
@@ -50,9 +50,17 @@ async function requestsMade(port: number): Promise<number> {
   return n;
 }
 
-async function run(label: string, qpsArgs: string[]): Promise<void> {
+/** BENCH_STORES=sqlite,etcd: the stores to run on (default sqlite); etcd is one member started here. */
+const STORES = (process.env.BENCH_STORES ?? 'sqlite').split(',');
+let etcd: EtcdCluster | undefined;
+
+async function run(label: string, qpsArgs: string[], store: string): Promise<void> {
   const prof = process.env.BENCH_CPU_PROFILE;
-  const api = await startApiServer(prof ? `--cpu-prof --cpu-prof-dir=${prof}` : undefined);
+  const storeArgs =
+    store === 'etcd'
+      ? [`--store-servers=${(etcd ??= await startEtcd()).endpoints.join(',')}`, `--store-prefix=/bench-${Date.now()}`]
+      : [];
+  const api = await startApiServer(prof ? `--cpu-prof --cpu-prof-dir=${prof}` : undefined, storeArgs);
   const port = await freePort();
   const cm = startControllerManager(api, [
     '--leader-elect=false',
@@ -120,7 +128,7 @@ async function run(label: string, qpsArgs: string[]): Promise<void> {
     const cpuApi = cpuSeconds(api.process.child.pid) - cpuApi0;
     const cpuCm = cpuSeconds(cm.child.pid) - cpuCm0;
     console.log(
-      `${label.padEnd(34)} ${String(REPLICAS).padStart(5)} pods in ${seconds.toFixed(2).padStart(6)} s = ${(REPLICAS / seconds).toFixed(1).padStart(7)} pods/s; ${(requests / REPLICAS).toFixed(2)} requests/pod (${requests} in all, incl. ~3 s after); CPU s: apiserver ${cpuApi.toFixed(1)}, controller-manager ${cpuCm.toFixed(1)}`,
+      `${store.padEnd(7)}${label.padEnd(34)} ${String(REPLICAS).padStart(5)} pods in ${seconds.toFixed(2).padStart(6)} s = ${(REPLICAS / seconds).toFixed(1).padStart(7)} pods/s; ${(requests / REPLICAS).toFixed(2)} requests/pod (${requests} in all, incl. ~3 s after); CPU s: apiserver ${cpuApi.toFixed(1)}, controller-manager ${cpuCm.toFixed(1)}`,
     );
   } finally {
     await cm.kill('SIGKILL');
@@ -129,11 +137,16 @@ async function run(label: string, qpsArgs: string[]): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  console.log(
-    `controllers: a Deployment of ${REPLICAS} replicas to ${REPLICAS} ReplicaSet-owned pods (SQLite, no scheduler)`,
-  );
-  if (process.env.BENCH_SKIP_DEFAULT !== '1') await run('--api-qps 20 --api-burst 30 (defaults)', []);
-  await run('--api-qps 5000 --api-burst 10000', ['--api-qps=5000', '--api-burst=10000']);
+  console.log(`controllers: a Deployment of ${REPLICAS} replicas to ${REPLICAS} ReplicaSet-owned pods (no scheduler)`);
+  try {
+    for (const store of STORES) {
+      if (process.env.BENCH_SKIP_DEFAULT !== '1') await run('--api-qps 20 --api-burst 30 (defaults)', [], store);
+      await run('--api-qps 5000 --api-burst 10000', ['--api-qps=5000', '--api-burst=10000'], store);
+    }
+  } finally {
+    await etcd?.stop();
+  }
+  console.log(`Machine: load average ${loadavg()[0]!.toFixed(1)} at the end (1 min).`);
 }
 
 main().then(
