@@ -623,8 +623,8 @@ export class ApiServer {
         await Promise.all(stores.map((s) => s.check(timeoutMs)));
       }),
     );
-    this.secure.addPostStartHook('generic-apiserver-start-informers', async () => {
-      await Promise.all(this.caches.map((c) => c.start()));
+    this.secure.addPostStartHook('generic-apiserver-start-informers', async (signal) => {
+      await Promise.all(this.caches.map((c) => this.startCache(c, signal)));
     });
     // The RBAC index and the authorizers that read the registry (Node) are ready before the server is.
     this.secure.addPostStartHook('authorization-informers', async (signal) => {
@@ -660,6 +660,28 @@ export class ApiServer {
       await this.factory.close();
       this.config.storage.encryption?.close();
     });
+  }
+
+  /**
+   * Starts a watch cache, trying again (1 s doubling to 30 s) while its first list fails, as Kubernetes' reflectors
+   * do: a store that is not reachable yet, or a value no configured encryption provider can read, keeps the server
+   * unready and says why in the log, and the server becomes ready by itself once the list succeeds.
+   */
+  private async startCache(cache: Cacher, signal: AbortSignal): Promise<void> {
+    for (let delay = 1000; ; delay = Math.min(delay * 2, 30_000)) {
+      try {
+        await cache.start();
+        return;
+      } catch (err) {
+        if (signal.aborted) throw err;
+        this.config.logger.warn('The watch cache could not list its resource; retrying', { err, retryInMs: delay });
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, delay);
+          signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+        });
+        if (signal.aborted) throw err;
+      }
+    }
   }
 
   /** `apiserver_storage_objects{resource}` and `apiserver_storage_db_total_size_in_bytes{endpoint}`, polled. */

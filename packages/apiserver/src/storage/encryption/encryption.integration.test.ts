@@ -38,10 +38,11 @@ const aescbc = (...keys: [string, string][]): string =>
 let dir: string;
 let etcd: EtcdCluster | undefined;
 let plugin: KmsPlugin;
+const master = randomBytes(32);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'enc-int-'));
-  plugin = await startKmsPlugin(join(dir, 'kms.sock'));
+  plugin = await startKmsPlugin(join(dir, 'kms.sock'), undefined, master);
 });
 
 afterAll(async () => {
@@ -187,6 +188,15 @@ describe.each(['sqlite', 'etcd'] as const)('on %s', (store) => {
     const restarted = await start([kms, aescbc(['k2', k2])]);
     expect(await readSecret(restarted)).toBe(password);
     expect(plugin.calls.decrypt).toBeGreaterThan(decrypts); // a new server asks the plugin for the DEK
+    await stop();
+
+    // A plugin that is not up yet when the server starts: the watch cache's first list fails and is tried again,
+    // and the server becomes ready once the plugin answers.
+    await plugin.stop();
+    const starting = start([kms, aescbc(['k2', k2])]);
+    await new Promise((r) => setTimeout(r, 3000));
+    plugin = await startKmsPlugin(join(dir, 'kms.sock'), undefined, master);
+    expect(await readSecret(await starting)).toBe(password);
     await stop();
 
     const clear = await start(['identity: {}', kms, aescbc(['k2', k2])]);

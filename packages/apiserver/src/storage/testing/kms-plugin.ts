@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import { KMS_API_VERSION, kmsServiceDefinition } from '../encryption/kms';
 
@@ -8,9 +9,13 @@ export interface KmsPlugin {
   stop(): Promise<void>;
 }
 
-/** A KMS plugin on a unix socket: AES-256-GCM with its own master key, counting its calls. */
-export async function startKmsPlugin(socket: string, version = KMS_API_VERSION): Promise<KmsPlugin> {
-  const master = randomBytes(32);
+/** A KMS plugin on a unix socket: AES-256-GCM with its master key (a new one by default), counting its calls. */
+export async function startKmsPlugin(
+  socket: string,
+  version = KMS_API_VERSION,
+  master: Buffer = randomBytes(32),
+): Promise<KmsPlugin> {
+  rmSync(socket, { force: true });
   const calls = { encrypt: 0, decrypt: 0 };
   const server = new grpc.Server();
   server.addService(kmsServiceDefinition, {
