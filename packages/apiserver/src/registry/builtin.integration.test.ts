@@ -229,6 +229,13 @@ describe('services', () => {
     metadata: { name },
     spec: { ports: [{ port: 80, targetPort: 8080 }], selector: { app: name }, ...spec },
   });
+  /** An address of the range no service holds now (others got theirs at random: a fixed one could be taken). */
+  const freeClusterIP = async (): Promise<string> => {
+    const list = await t.request('GET', '/api/v1/services');
+    const used = new Set((list.json.items as { spec: { clusterIP?: string } }[]).map((i) => i.spec.clusterIP));
+    for (let i = 200; i < 255; i++) if (!used.has(`10.0.0.${i}`)) return `10.0.0.${i}`;
+    throw new Error('no free cluster IP in 10.0.0.200-254');
+  };
 
   it('get a cluster IP from the range, once, and give it back on delete', async () => {
     const a = await t.request('POST', SVCS, { body: svc('ip-a', {}) });
@@ -280,8 +287,9 @@ describe('services', () => {
   });
 
   it('release the IP of a service held by a finalizer when its last finalizer goes', async () => {
+    const ip = await freeClusterIP();
     const held = await t.request('POST', SVCS, {
-      body: { ...svc('fin', { clusterIP: '10.0.0.201' }), metadata: { name: 'fin', finalizers: ['example.com/hold'] } },
+      body: { ...svc('fin', { clusterIP: ip }), metadata: { name: 'fin', finalizers: ['example.com/hold'] } },
     });
     expect(held.status).toBe(201);
     const del = await t.request('DELETE', `${SVCS}/fin`);
@@ -291,15 +299,16 @@ describe('services', () => {
     });
     expect(fin.status).toBe(200);
     expect((await t.request('GET', `${SVCS}/fin`)).status).toBe(404);
-    const reused = await t.request('POST', SVCS, { body: svc('fin2', { clusterIP: '10.0.0.201' }) });
+    const reused = await t.request('POST', SVCS, { body: svc('fin2', { clusterIP: ip }) });
     expect(reused.status).toBe(201);
   });
 
   it('allocate nothing on a dry run', async () => {
-    const dry = await t.request('POST', `${SVCS}?dryRun=All`, { body: svc('dry', { clusterIP: '10.0.0.200' }) });
+    const ip = await freeClusterIP();
+    const dry = await t.request('POST', `${SVCS}?dryRun=All`, { body: svc('dry', { clusterIP: ip }) });
     expect(dry.status).toBe(201);
-    const real = await t.request('POST', SVCS, { body: svc('dry', { clusterIP: '10.0.0.200' }) });
-    expect([real.status, real.json.spec.clusterIP]).toEqual([201, '10.0.0.200']);
+    const real = await t.request('POST', SVCS, { body: svc('dry', { clusterIP: ip }) });
+    expect([real.status, real.json.spec.clusterIP]).toEqual([201, ip]);
   });
 });
 
