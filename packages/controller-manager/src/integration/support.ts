@@ -79,7 +79,10 @@ export async function startApiServer(nodeOptions?: string, extraArgs: string[] =
   const p = launch(
     APISERVER,
     [
-      `--store-servers=sqlite://${join(dir, 'state.db')}`,
+      // The embedded store, unless the caller names its own (the flag adds to a list: it may not be given twice).
+      ...(extraArgs.some((a) => a.startsWith('--store-servers='))
+        ? []
+        : [`--store-servers=sqlite://${join(dir, 'state.db')}`]),
       `--secure-port=${port}`,
       '--bind-address=127.0.0.1',
       `--cert-dir=${join(dir, 'pki')}`,
