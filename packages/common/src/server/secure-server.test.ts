@@ -253,8 +253,10 @@ describe('SecureServer', () => {
       const heap = await get(port, '/debug/pprof/heap', { ca });
       expect(heap.status).toBe(200);
       expect(heap.headers['content-disposition']).toContain('heap.heapsnapshot');
-      expect(JSON.parse(heap.body).snapshot.meta.node_fields).toContain('name');
-    }, 60000);
+      // The snapshot is of this Jest worker, which may hold a large heap after other test files: it can take a
+      // minute to write, so only its head is checked (parsing it whole would cost as much again).
+      expect(heap.body.slice(0, 200)).toMatch(/^\{"snapshot":\{"meta":\{"node_fields":\[[^\]]*"name"/);
+    }, 300_000);
 
     it('shuts down gracefully: readyz fails, in-flight requests drain, the signal aborts, hooks run in reverse', async () => {
       const { server } = make(serving);
