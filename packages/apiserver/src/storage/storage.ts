@@ -264,8 +264,10 @@ export class StoreStorage implements Storage {
   async create(key: string, obj: ApiObject, opts: { ttlSeconds?: number } = {}): Promise<ApiObject> {
     if (obj?.metadata?.resourceVersion)
       throw invalidObject(key, 'resourceVersion should not be set on objects to be created');
-    const kv = await this.store.create(key, await this.seal(this.encode(obj, key), key), opts);
-    return this.read(kv);
+    const data = this.encode(obj, key);
+    const kv = await this.store.create(key, await this.seal(data, key), opts);
+    // The bytes just written, before encryption: nothing to decrypt again.
+    return this.decodeBytes(data, kv.key, kv.modRevision);
   }
 
   /** See `Storage.get`. */
@@ -368,7 +370,7 @@ export class StoreStorage implements Storage {
         const written = kv
           ? await this.store.update(key, value, kv.modRevision, { ttlSeconds: opts.ttlSeconds })
           : await this.store.create(key, value, { ttlSeconds: opts.ttlSeconds });
-        return await this.read(written);
+        return this.decodeBytes(data, written.key, written.modRevision);
       } catch (e) {
         if (isStorageError(e, 'Conflict')) kv = (e as StorageError).current;
         else if (isStorageError(e, 'KeyExists') || isStorageError(e, 'KeyNotFound')) kv = await this.currentKv(key);
