@@ -25,6 +25,8 @@ import {
   MutatingWebhookConfigurationKind,
   ValidatingWebhookConfigurationKind,
 } from './admissionregistration/v1/webhook';
+import { CustomResourceDefinitionKind } from './apiextensions/v1/custom-resource-definition';
+import { CustomResourceDefinitionV1beta1Kind } from './apiextensions/v1beta1/custom-resource-definition';
 import { ControllerRevisionKind } from './apps/v1/controller-revision';
 import { DaemonSetKind } from './apps/v1/daemon-set';
 import { DeploymentKind } from './apps/v1/deployment';
@@ -99,6 +101,9 @@ export * from './policy/pod-disruption-budget';
 export * from './authorization/v1/reviews';
 export * from './authentication/v1/token';
 export * from './admissionregistration/v1/webhook';
+export * from './apiextensions/v1/custom-resource-definition';
+export * from './apiextensions/v1beta1/custom-resource-definition';
+export * from './apiextensions/custom-object';
 export {
   EventSchema as EventsV1EventSchema,
   EventSeriesSchema as EventsV1EventSeriesSchema,
@@ -164,6 +169,9 @@ export const BUILTIN_KINDS = [
   // admissionregistration.platform/v1
   MutatingWebhookConfigurationKind,
   ValidatingWebhookConfigurationKind,
+  // apiextensions.platform/v1, apiextensions.platform/v1beta1
+  CustomResourceDefinitionKind,
+  CustomResourceDefinitionV1beta1Kind,
   // scheduling.platform/v1
   PriorityClassKind,
   // coordination.platform/v1

@@ -107,6 +107,7 @@ describe('the scheme of built-in kinds', () => {
       { name: 'policy', versions: ['v1', 'v1beta1'] },
       { name: 'rbac.authorization.platform', versions: ['v1'] },
       { name: 'admissionregistration.platform', versions: ['v1'] },
+      { name: 'apiextensions.platform', versions: ['v1', 'v1beta1'] },
       { name: 'scheduling.platform', versions: ['v1'] },
       { name: 'coordination.platform', versions: ['v1'] },
       { name: 'discovery.platform', versions: ['v1', 'v1beta1'] },

@@ -883,4 +883,91 @@ export const SAMPLES: Record<string, Record<string, unknown>> = {
     ],
     ports: [{ name: 'http', protocol: 'TCP', port: 8080, appProtocol: 'http' }],
   },
+  'apiextensions.platform/v1/CustomResourceDefinition': {
+    metadata: { ...CLUSTER_META, name: 'widgets.example.com' },
+    spec: {
+      group: 'example.com',
+      names: {
+        plural: 'widgets',
+        singular: 'widget',
+        shortNames: ['wd'],
+        kind: 'Widget',
+        listKind: 'WidgetList',
+        categories: ['all'],
+      },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          deprecated: true,
+          deprecationWarning: 'use v2',
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object' } } } },
+          subresources: {
+            status: {},
+            scale: {
+              specReplicasPath: '.spec.replicas',
+              statusReplicasPath: '.status.replicas',
+              labelSelectorPath: '.status.selector',
+            },
+          },
+          additionalPrinterColumns: [
+            {
+              name: 'Size',
+              type: 'integer',
+              format: 'int32',
+              description: 'size',
+              priority: 1,
+              jsonPath: '.spec.size',
+            },
+          ],
+        },
+      ],
+      conversion: {
+        strategy: 'Webhook',
+        webhook: {
+          clientConfig: {
+            service: { namespace: 'default', name: 'conv', path: '/convert', port: 443 },
+            caBundle: 'AAEC/w==',
+          },
+          conversionReviewVersions: ['v1', 'v1beta1'],
+        },
+      },
+      preserveUnknownFields: true,
+    },
+    status: {
+      conditions: [
+        {
+          type: 'Established',
+          status: 'True',
+          lastTransitionTime: '2021-04-08T12:00:00Z',
+          reason: 'InitialNamesAccepted',
+          message: 'the initial names have been accepted',
+        },
+      ],
+      acceptedNames: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      storedVersions: ['v1'],
+    },
+  },
+  'apiextensions.platform/v1beta1/CustomResourceDefinition': {
+    metadata: { ...CLUSTER_META, name: 'widgets.example.com' },
+    spec: {
+      group: 'example.com',
+      version: 'v1',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      scope: 'Cluster',
+      validation: { openAPIV3Schema: { type: 'object' } },
+      subresources: { status: {} },
+      versions: [{ name: 'v1', served: true, storage: true }],
+      additionalPrinterColumns: [{ name: 'Size', type: 'integer', priority: 1, JSONPath: '.spec.size' }],
+      conversion: {
+        strategy: 'Webhook',
+        webhookClientConfig: { url: 'https://conv.example.com/convert' },
+        conversionReviewVersions: ['v1beta1'],
+      },
+      preserveUnknownFields: true,
+    },
+    status: { acceptedNames: { plural: 'widgets', kind: 'Widget' }, storedVersions: ['v1'] },
+  },
 };
