@@ -60,6 +60,7 @@ import { ServiceKind } from './core/v1/service';
 import { ServiceAccountKind } from './core/v1/service-account';
 import { EndpointSliceKind, EndpointSliceV1beta1Kind } from './discovery/endpoint-slice';
 import { EventsV1EventKind } from './events/v1/event';
+import { FlowSchemaKind, PriorityLevelConfigurationKind } from './flowcontrol/v1beta1/flowcontrol';
 import { EvictionKind, PodDisruptionBudgetKind, PodDisruptionBudgetV1beta1Kind } from './policy/pod-disruption-budget';
 import { ClusterRoleBindingKind, ClusterRoleKind, RoleBindingKind, RoleKind } from './rbac/v1/rbac';
 import { PriorityClassKind } from './scheduling/v1/priority-class';
@@ -101,6 +102,7 @@ export * from './policy/pod-disruption-budget';
 export * from './authorization/v1/reviews';
 export * from './authentication/v1/token';
 export * from './admissionregistration/v1/webhook';
+export * from './flowcontrol/v1beta1/flowcontrol';
 export * from './apiextensions/v1/custom-resource-definition';
 export * from './apiextensions/v1beta1/custom-resource-definition';
 export * from './apiextensions/custom-object';
@@ -179,6 +181,9 @@ export const BUILTIN_KINDS = [
   // discovery.platform/v1, discovery.platform/v1beta1
   EndpointSliceKind,
   EndpointSliceV1beta1Kind,
+  // flowcontrol.apiserver.platform/v1beta1
+  FlowSchemaKind,
+  PriorityLevelConfigurationKind,
 ];
 
 /** A new scheme holding every built-in kind. */
