@@ -24,6 +24,7 @@ export * from './logging/create-logging';
 export * from './logging/testing/capture';
 export * from './logging/file-sink';
 export * from './tls/cert-key';
+export * from './tls/csr';
 export * from './tls/cipher-suites';
 export * from './tls/sni';
 export * from './metrics/registry';
