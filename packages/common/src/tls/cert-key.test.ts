@@ -1,8 +1,18 @@
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { request, createServer } from 'node:https';
+import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type TLSSocket } from 'node:tls';
 
-import { ensureSelfSignedCertKey, generateSelfSignedCertKey, loadCertKeyPair } from './cert-key';
+import {
+  ensureSelfSignedCertKey,
+  generateCertificateAuthority,
+  generateSelfSignedCertKey,
+  issueCertificate,
+  loadCertKeyPair,
+} from './cert-key';
 
 describe('certificate files', () => {
   it('rejects a key that does not match, and garbage, naming the files', async () => {
@@ -65,4 +75,61 @@ describe('certificate files', () => {
     expect(leaf.ca).toBe(false);
     expect(new Date(leaf.validTo).getTime() - new Date('2026-01-01T00:00:00Z').getTime()).toBe(365 * 24 * 3600 * 1000);
   });
+});
+
+describe('a certificate authority', () => {
+  it('issues a serving and a client certificate that a real TLS handshake accepts, with the subject asked for', async () => {
+    const ca = await generateCertificateAuthority('test-ca');
+    const server = await issueCertificate(ca, {
+      commonName: 'node-1',
+      usage: 'server',
+      dns: ['localhost'],
+      ips: ['127.0.0.1'],
+    });
+    const client = await issueCertificate(ca, {
+      commonName: 'apiserver-client',
+      organizations: ['system:masters'],
+      usage: 'client',
+    });
+    expect(new X509Certificate(client.certPem).verify(new X509Certificate(ca.certPem).publicKey)).toBe(true);
+    const srv = createServer(
+      { cert: server.certPem, key: server.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true },
+      (req, res) => {
+        const peer = (req.socket as TLSSocket).getPeerCertificate();
+        res.end(JSON.stringify({ cn: peer.subject.CN, o: peer.subject.O }));
+      },
+    );
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    try {
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: (srv.address() as AddressInfo).port,
+            ca: ca.certPem,
+            cert: client.certPem,
+            key: client.keyPem,
+            agent: false,
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () => resolve(text));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      expect(JSON.parse(body)).toEqual({ cn: 'apiserver-client', o: 'system:masters' });
+    } finally {
+      srv.close();
+    }
+  }, 30_000);
+
+  it('refuses a CA key that is not ECDSA P-256', async () => {
+    const rsa = await generateSelfSignedCertKey({ host: 'rsa.test' });
+    await expect(issueCertificate(rsa, { commonName: 'x', usage: 'client' })).rejects.toThrow(
+      "the CA's key is not an ECDSA P-256 key",
+    );
+  }, 30_000);
 });
