@@ -13,6 +13,7 @@ import { type TokenReviewer } from '../auth/authentication/authentication';
 import { type ServiceAccountTokenIssuer } from '../auth/authentication/service-account';
 import { type Authorizer, type RuleSource } from '../auth/authorizer';
 
+import { apiServiceStatusStrategy, apiServiceStrategy } from '../aggregator/apiservice-strategy';
 import { webhookConfigurationStrategy } from './admissionregistration/webhookconfiguration/strategy';
 import { daemonSetStrategy } from './apps/daemonset/strategy';
 import { deploymentStrategy } from './apps/deployment/strategy';
@@ -288,6 +289,11 @@ const TABLE: Record<string, Entry> = {
     store: (definition) => new PriorityClassStore(definition),
   }),
   'policy/poddisruptionbudgets': (kind) => ({ strategy: podDisruptionBudgetStrategy(kind) }),
+  'apiregistration.platform/apiservices': (kind) => ({
+    strategy: apiServiceStrategy(kind),
+    nameValidator: validatePathSegmentName,
+    status: apiServiceStatusStrategy(),
+  }),
   'discovery.platform/endpointslices': (kind) => ({ strategy: endpointSliceStrategy(kind) }),
   'authorization.platform/subjectaccessreviews': () => ({
     virtual: (kind, c) => new AccessReviewREST(kind, c.authorizer),
