@@ -27,6 +27,7 @@ import {
 } from './admissionregistration/v1/webhook';
 import { CustomResourceDefinitionKind } from './apiextensions/v1/custom-resource-definition';
 import { CustomResourceDefinitionV1beta1Kind } from './apiextensions/v1beta1/custom-resource-definition';
+import { APIServiceKind, APIServiceV1beta1Kind } from './apiregistration/apiservice';
 import { ControllerRevisionKind } from './apps/v1/controller-revision';
 import { DaemonSetKind } from './apps/v1/daemon-set';
 import { DeploymentKind } from './apps/v1/deployment';
@@ -102,6 +103,7 @@ export * from './policy/pod-disruption-budget';
 export * from './authorization/v1/reviews';
 export * from './authentication/v1/token';
 export * from './admissionregistration/v1/webhook';
+export * from './apiregistration/apiservice';
 export * from './flowcontrol/v1beta1/flowcontrol';
 export * from './apiextensions/v1/custom-resource-definition';
 export * from './apiextensions/v1beta1/custom-resource-definition';
@@ -136,6 +138,9 @@ export const BUILTIN_KINDS = [
   SecretKind,
   ServiceAccountKind,
   ServiceKind,
+  // apiregistration.platform/v1, apiregistration.platform/v1beta1
+  APIServiceKind,
+  APIServiceV1beta1Kind,
   // apps/v1
   ControllerRevisionKind,
   DaemonSetKind,

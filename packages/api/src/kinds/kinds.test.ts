@@ -98,6 +98,7 @@ describe('the scheme of built-in kinds', () => {
   it('serves the Kubernetes 1.21 groups with their preferred versions', () => {
     expect(scheme.groups()).toEqual([
       { name: '', versions: ['v1'] },
+      { name: 'apiregistration.platform', versions: ['v1', 'v1beta1'] },
       { name: 'apps', versions: ['v1'] },
       { name: 'events.platform', versions: ['v1'] },
       { name: 'authentication.platform', versions: ['v1'] },

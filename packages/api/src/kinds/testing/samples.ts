@@ -835,6 +835,48 @@ export const SAMPLES: Record<string, Record<string, unknown>> = {
       },
     ],
   },
+  'apiregistration.platform/v1/APIService': {
+    metadata: { ...CLUSTER_META, name: 'v1beta1.metrics.platform' },
+    spec: {
+      service: { namespace: 'kube-system', name: 'metrics-server', port: 443 },
+      group: 'metrics.platform',
+      version: 'v1beta1',
+      caBundle: Buffer.from('-----BEGIN CERTIFICATE-----\n').toString('base64'),
+      groupPriorityMinimum: 100,
+      versionPriority: 100,
+    },
+    status: {
+      conditions: [
+        {
+          type: 'Available',
+          status: 'False',
+          lastTransitionTime: '2021-04-08T12:00:00Z',
+          reason: 'MissingEndpoints',
+          message: 'endpoints for service/metrics-server in "kube-system" have no addresses with port name "https"',
+        },
+      ],
+    },
+  },
+  'apiregistration.platform/v1beta1/APIService': {
+    metadata: { ...CLUSTER_META, name: 'v1.apps' },
+    spec: {
+      group: 'apps',
+      version: 'v1',
+      groupPriorityMinimum: 17800,
+      versionPriority: 15,
+    },
+    status: {
+      conditions: [
+        {
+          type: 'Available',
+          status: 'True',
+          lastTransitionTime: '2021-04-08T12:00:00Z',
+          reason: 'Local',
+          message: 'Local APIServices are always available',
+        },
+      ],
+    },
+  },
   'scheduling.platform/v1/PriorityClass': {
     metadata: CLUSTER_META,
     value: 1000000,
