@@ -32,7 +32,7 @@ import { CriRuntime } from '../runtime/cri/cri-runtime';
 import { ImageGcManager } from '../runtime/cri/image-gc';
 import { ContainerLogRotator } from '../runtime/cri/logs';
 import { type Runtime } from '../runtime/runtime';
-import { AgentServers } from '../server/server';
+import { AgentServers, startHealthzServer } from '../server/server';
 import { SimulatedNodes } from '../runtime/simulated/simulated-nodes';
 import { AgentOptions, type AgentValues } from './options';
 
@@ -280,8 +280,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (v.simulateNodes > 0) {
       if (!clientset) return fail('--simulate-nodes needs --clientconfig');
       const sim = new SimulatedNodes({ clientset, values: v, log: log.child('simulated') });
-      log.info('Starting simulated nodes', { count: v.simulateNodes });
+      // The health server only: the simulated nodes have no pods, logs or exec to serve.
+      const health = v.healthzPort > 0 ? await startHealthzServer(v.healthzBindAddress, v.healthzPort) : undefined;
+      log.info('Starting simulated nodes', { count: v.simulateNodes, healthzPort: health?.port });
       await sim.run(stop.signal);
+      await health?.stop();
     } else {
       const nodeName = defaultHostname(v.hostnameOverride);
       const nodeIp = v.nodeIp || defaultNodeIp();

@@ -49,6 +49,31 @@ interface CacheEntry<T> {
 
 const CHANNEL_PROTOCOLS = ['v4.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io'];
 
+/** The health server's handler: `/healthz` answers `ok` while the process serves. */
+function handleHealthz(req: IncomingMessage, res: ServerResponse): void {
+  if (req.url?.split('?')[0] === '/healthz') {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end('ok');
+    return;
+  }
+  res.writeHead(404).end('404 page not found\n');
+}
+
+/**
+ * The health server alone, on `--healthz-bind-address:--healthz-port` (the agent of `--simulate-nodes`, which serves
+ * no node of its own, still answers its supervisor's probe); resolves with the bound port and a stop function.
+ */
+export async function startHealthzServer(host: string, port: number): Promise<{ port: number; stop(): Promise<void> }> {
+  const s = createHttpServer(handleHealthz);
+  await new Promise<void>((resolve, reject) => {
+    s.once('error', reject);
+    s.listen(port, host, () => resolve());
+  });
+  return {
+    port: (s.address() as AddressInfo).port,
+    stop: () => new Promise<void>((r) => s.close(() => r())),
+  };
+}
+
 /** The three servers. */
 export class AgentServers {
   private readonly servers: Server[] = [];
@@ -64,7 +89,7 @@ export class AgentServers {
   async start(): Promise<void> {
     const v = this.d.values;
     if (v.healthzPort > 0) {
-      const s = createHttpServer((req, res) => this.handleHealthz(req, res));
+      const s = createHttpServer(handleHealthz);
       this.ports.healthz = await this.listen(s, v.healthzBindAddress, v.healthzPort);
     }
     if (v.readOnlyPort > 0) {
@@ -133,14 +158,6 @@ export class AgentServers {
           }),
       ),
     );
-  }
-
-  private handleHealthz(req: IncomingMessage, res: ServerResponse): void {
-    if (req.url?.split('?')[0] === '/healthz') {
-      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end('ok');
-      return;
-    }
-    res.writeHead(404).end('404 page not found\n');
   }
 
   // --- authentication and authorization ---

@@ -2,6 +2,8 @@
  * `--simulate-nodes`: one agent process hosts several nodes against a real API server; each registers Ready,
  * renews its Lease, and runs the pods bound to it as no-op containers that are Running and Ready at once.
  */
+import { get } from 'node:http';
+
 import { type Lease, LeaseKind, type Node, NodeKind, type Pod, PodKind } from '@platform/api';
 
 import { type AgentProcess, startAgent, startCluster, type TestCluster, waitFor } from '../../testing/support';
@@ -50,6 +52,18 @@ test('every simulated node is Ready and keeps renewing its Lease', async () => {
     const now = await renewals();
     return [...first].every(([name, t]) => now.get(name) !== undefined && now.get(name) !== t);
   });
+});
+
+test('the agent answers its health check on --healthz-port (its supervisor probes it)', async () => {
+  const status = (path: string): Promise<number> =>
+    new Promise((resolve) => {
+      get({ host: '127.0.0.1', port: agent.ports.healthz, path, agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on('error', () => resolve(0));
+    });
+  await waitFor('/healthz answering 200', async () => (await status('/healthz')) === 200, 60_000);
+  expect(await status('/pods')).toBe(404);
 });
 
 test('pods bound to simulated nodes are Running and Ready, and deleted at once', async () => {
