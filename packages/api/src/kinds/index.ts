@@ -42,6 +42,10 @@ import {
 } from './authorization/v1/reviews';
 import { HorizontalPodAutoscalerKind, ScaleKind } from './autoscaling/v1/scale';
 import { CronJobKind, CronJobV1beta1Kind } from './batch/cron-job';
+import {
+  CertificateSigningRequestKind,
+  CertificateSigningRequestV1beta1Kind,
+} from './certificates/certificate-signing-request';
 import { JobKind } from './batch/v1/job';
 import { LeaseKind } from './coordination/v1/lease';
 import { BindingKind } from './core/v1/binding';
@@ -95,6 +99,7 @@ export * from './apps/v1/stateful-set';
 export * from './autoscaling/v1/scale';
 export * from './batch/v1/job';
 export * from './batch/cron-job';
+export * from './certificates/certificate-signing-request';
 export * from './coordination/v1/lease';
 export * from './rbac/v1/rbac';
 export * from './discovery/endpoint-slice';
@@ -164,6 +169,9 @@ export const BUILTIN_KINDS = [
   CronJobKind,
   JobKind,
   CronJobV1beta1Kind,
+  // certificates.platform/v1, certificates.platform/v1beta1
+  CertificateSigningRequestKind,
+  CertificateSigningRequestV1beta1Kind,
   // policy/v1, policy/v1beta1
   PodDisruptionBudgetKind,
   EvictionKind,

@@ -105,6 +105,7 @@ describe('the scheme of built-in kinds', () => {
       { name: 'authorization.platform', versions: ['v1'] },
       { name: 'autoscaling', versions: ['v1'] },
       { name: 'batch', versions: ['v1', 'v1beta1'] },
+      { name: 'certificates.platform', versions: ['v1', 'v1beta1'] },
       { name: 'policy', versions: ['v1', 'v1beta1'] },
       { name: 'rbac.authorization.platform', versions: ['v1'] },
       { name: 'admissionregistration.platform', versions: ['v1'] },
@@ -124,6 +125,7 @@ describe('the scheme of built-in kinds', () => {
     ['deployments', 'apps', 'v1', ['deploy'], ['all'], ['status', 'scale']],
     ['statefulsets', 'apps', 'v1', ['sts'], ['all'], ['status', 'scale']],
     ['cronjobs', 'batch', 'v1beta1', ['cj'], ['all'], ['status']],
+    ['certificatesigningrequests', 'certificates.platform', 'v1', ['csr'], [], ['status', 'approval']],
     ['serviceaccounts', '', 'v1', ['sa'], [], ['token']],
   ])('describes %s as discovery does', (plural, group, version, shortNames, categories, subresources) => {
     const k = scheme.kindForResource({ group, version }, plural);

@@ -3,6 +3,7 @@
  * (Protobuf round trips, structural validation). Values avoid non-pointer zero values (`false`, `0`, `''`), which
  * Protobuf reads back as unset, as Go's `omitempty` JSON does.
  */
+import { CERTIFICATES_SAMPLES } from './certificates-samples';
 import { FLOWCONTROL_SAMPLES } from './flowcontrol-samples';
 const META = {
   name: 'sample',
@@ -1014,4 +1015,5 @@ export const SAMPLES: Record<string, Record<string, unknown>> = {
     status: { acceptedNames: { plural: 'widgets', kind: 'Widget' }, storedVersions: ['v1'] },
   },
   ...FLOWCONTROL_SAMPLES,
+  ...CERTIFICATES_SAMPLES,
 };
