@@ -66,9 +66,29 @@ import { ServiceAccountKind } from './core/v1/service-account';
 import { EndpointSliceKind, EndpointSliceV1beta1Kind } from './discovery/endpoint-slice';
 import { EventsV1EventKind } from './events/v1/event';
 import { FlowSchemaKind, PriorityLevelConfigurationKind } from './flowcontrol/v1beta1/flowcontrol';
+import {
+  ExtensionsIngressKind,
+  IngressClassKind,
+  IngressClassV1beta1Kind,
+  IngressKind,
+  IngressV1beta1Kind,
+} from './networking/ingress';
+import { NetworkPolicyKind } from './networking/network-policy';
+import { RuntimeClassKind, RuntimeClassV1beta1Kind } from './node/runtime-class';
 import { EvictionKind, PodDisruptionBudgetKind, PodDisruptionBudgetV1beta1Kind } from './policy/pod-disruption-budget';
 import { ClusterRoleBindingKind, ClusterRoleKind, RoleBindingKind, RoleKind } from './rbac/v1/rbac';
 import { PriorityClassKind } from './scheduling/v1/priority-class';
+import {
+  CSIDriverKind,
+  CSIDriverV1beta1Kind,
+  CSINodeKind,
+  CSINodeV1beta1Kind,
+  CSIStorageCapacityKind,
+  StorageClassKind,
+  StorageClassV1beta1Kind,
+  VolumeAttachmentKind,
+  VolumeAttachmentV1beta1Kind,
+} from './storage/storage';
 
 export * from './meta-condition';
 // formatLabels and formatLabelSelector are exported by the labels module (same output).
@@ -108,6 +128,12 @@ export * from './policy/pod-disruption-budget';
 export * from './authorization/v1/reviews';
 export * from './authentication/v1/token';
 export * from './admissionregistration/v1/webhook';
+export * from './networking/ingress';
+export * from './networking/network-policy';
+export { ingressToV1, ingressToV1beta1 } from './networking/convert';
+export * from './node/runtime-class';
+export * from './storage/storage';
+export { kindInVersion } from './versions';
 export * from './apiregistration/apiservice';
 export * from './flowcontrol/v1beta1/flowcontrol';
 export * from './apiextensions/v1/custom-resource-definition';
@@ -146,6 +172,8 @@ export const BUILTIN_KINDS = [
   // apiregistration.platform/v1, apiregistration.platform/v1beta1
   APIServiceKind,
   APIServiceV1beta1Kind,
+  // extensions/v1beta1
+  ExtensionsIngressKind,
   // apps/v1
   ControllerRevisionKind,
   DaemonSetKind,
@@ -172,6 +200,12 @@ export const BUILTIN_KINDS = [
   // certificates.platform/v1, certificates.platform/v1beta1
   CertificateSigningRequestKind,
   CertificateSigningRequestV1beta1Kind,
+  // networking.platform/v1, networking.platform/v1beta1
+  IngressClassKind,
+  IngressKind,
+  NetworkPolicyKind,
+  IngressClassV1beta1Kind,
+  IngressV1beta1Kind,
   // policy/v1, policy/v1beta1
   PodDisruptionBudgetKind,
   EvictionKind,
@@ -181,6 +215,16 @@ export const BUILTIN_KINDS = [
   ClusterRoleKind,
   RoleBindingKind,
   RoleKind,
+  // storage.platform/v1, storage.platform/v1beta1
+  CSIDriverKind,
+  CSINodeKind,
+  StorageClassKind,
+  VolumeAttachmentKind,
+  CSIDriverV1beta1Kind,
+  CSINodeV1beta1Kind,
+  CSIStorageCapacityKind,
+  StorageClassV1beta1Kind,
+  VolumeAttachmentV1beta1Kind,
   // admissionregistration.platform/v1
   MutatingWebhookConfigurationKind,
   ValidatingWebhookConfigurationKind,
@@ -191,6 +235,9 @@ export const BUILTIN_KINDS = [
   PriorityClassKind,
   // coordination.platform/v1
   LeaseKind,
+  // node.platform/v1, node.platform/v1beta1
+  RuntimeClassKind,
+  RuntimeClassV1beta1Kind,
   // discovery.platform/v1, discovery.platform/v1beta1
   EndpointSliceKind,
   EndpointSliceV1beta1Kind,

@@ -99,6 +99,7 @@ describe('the scheme of built-in kinds', () => {
     expect(scheme.groups()).toEqual([
       { name: '', versions: ['v1'] },
       { name: 'apiregistration.platform', versions: ['v1', 'v1beta1'] },
+      { name: 'extensions', versions: ['v1beta1'] },
       { name: 'apps', versions: ['v1'] },
       { name: 'events.platform', versions: ['v1'] },
       { name: 'authentication.platform', versions: ['v1'] },
@@ -106,12 +107,15 @@ describe('the scheme of built-in kinds', () => {
       { name: 'autoscaling', versions: ['v1'] },
       { name: 'batch', versions: ['v1', 'v1beta1'] },
       { name: 'certificates.platform', versions: ['v1', 'v1beta1'] },
+      { name: 'networking.platform', versions: ['v1', 'v1beta1'] },
       { name: 'policy', versions: ['v1', 'v1beta1'] },
       { name: 'rbac.authorization.platform', versions: ['v1'] },
+      { name: 'storage.platform', versions: ['v1', 'v1beta1'] },
       { name: 'admissionregistration.platform', versions: ['v1'] },
       { name: 'apiextensions.platform', versions: ['v1', 'v1beta1'] },
       { name: 'scheduling.platform', versions: ['v1'] },
       { name: 'coordination.platform', versions: ['v1'] },
+      { name: 'node.platform', versions: ['v1', 'v1beta1'] },
       { name: 'discovery.platform', versions: ['v1', 'v1beta1'] },
     ]);
   });

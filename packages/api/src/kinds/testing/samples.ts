@@ -5,6 +5,7 @@
  */
 import { CERTIFICATES_SAMPLES } from './certificates-samples';
 import { FLOWCONTROL_SAMPLES } from './flowcontrol-samples';
+import { NETWORKING_STORAGE_SAMPLES } from './networking-storage-samples';
 const META = {
   name: 'sample',
   namespace: 'default',
@@ -1016,4 +1017,5 @@ export const SAMPLES: Record<string, Record<string, unknown>> = {
   },
   ...FLOWCONTROL_SAMPLES,
   ...CERTIFICATES_SAMPLES,
+  ...NETWORKING_STORAGE_SAMPLES,
 };
