@@ -23,6 +23,8 @@ export {
   fieldErrorBody,
   fieldErrorToString,
 } from './validation/field-errors';
+/** Go's `%q` and `%v` printing, for messages that must read exactly as Kubernetes' (CRD schema validation). */
+export { goNumber, goQuote } from './validation/go-format';
 export * from './validation/names';
 export * from './validation/object-meta';
 export * from './labels';

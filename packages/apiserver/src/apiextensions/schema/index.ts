@@ -9,9 +9,20 @@
  *   (422 field errors with paths), defaulting and pruning of unknown fields;
  * - {@link toOpenAPIV2} gives the schema as published in `/openapi/v2` (what `kubectl explain` reads).
  *
- * This file is the interface; the implementation replaces the bodies below.
+ * The implementation is split by concern: `types.ts` (the typed schema), `crd-validation.ts`, `validator.ts`
+ * (object validation as kube-openapi), `formats.ts`, `structural-checks.ts` (embedded resources, list types),
+ * `pruning.ts` (pruning and defaulting) and `openapi-v2.ts`.
  */
-import { type FieldError, type FieldPath } from '@platform/api';
+import { type FieldError, FieldPath } from '@platform/api';
+import { checkSchema } from './crd-validation';
+import { schemaToOpenAPIV2 } from './openapi-v2';
+import { applyDefaults, prune, pruneNonNullableNullsWithoutDefaults } from './pruning';
+import { validateEmbeddedResources, validateListSetsAndMaps } from './structural-checks';
+import { type Schema, parseSchema } from './types';
+import { validateAgainstSchema } from './validator';
+
+export { type Schema, parseSchema } from './types';
+export { SUPPORTED_FORMATS } from './formats';
 
 /** A `JSONSchemaProps` of `apiextensions.platform/v1`, as JSON. */
 export type JSONSchemaProps = Record<string, unknown>;
@@ -20,20 +31,21 @@ export type JSONSchemaProps = Record<string, unknown>;
 export interface SchemaCheckOptions {
   /** v1 requires a structural schema; v1beta1 (and `preserveUnknownFields: true`) allow non-structural ones. */
   requireStructural: boolean;
-  /** `x-kubernetes-*` and `default` allowed (v1, or v1beta1 with `preserveUnknownFields: false`). */
+  /** `default` allowed (v1, or v1beta1 with `preserveUnknownFields: false`). */
   allowDefaults: boolean;
+  /**
+   * Defaults must be unchanged by pruning (default true, as 1.21 on create; on update 1.21 keeps this off when the
+   * stored CRD already had such a default).
+   */
+  requirePrunedDefaults?: boolean;
+  /** Items of `x-kubernetes-list-type: set` lists must be atomic (default true; ratcheted on update as above). */
+  requireAtomicSetType?: boolean;
 }
 
 /** The errors of a CRD's schema at `path` (`spec.versions[i].schema.openAPIV3Schema` or `spec.validation...`). */
-export function validateCRDSchema(
-  schema: JSONSchemaProps,
-  path: FieldPath,
-  options: SchemaCheckOptions,
-): FieldError[] {
-  void schema;
-  void path;
-  void options;
-  return [];
+export function validateCRDSchema(schema: JSONSchemaProps, path: FieldPath, options: SchemaCheckOptions): FieldError[] {
+  const parsed = parseSchema(schema, path);
+  return [...parsed.errors, ...checkSchema(parsed.schema, path, options)];
 }
 
 /** A schema ready to serve objects of one version of a CRD. */
@@ -45,19 +57,37 @@ export interface CompiledSchema {
   /**
    * Removes fields the schema does not specify, in place (`x-kubernetes-preserve-unknown-fields` keeps them,
    * `x-kubernetes-embedded-resource` keeps apiVersion/kind/metadata); apiVersion, kind and metadata at the root
-   * are kept, and metadata is pruned to ObjectMeta by the caller.
+   * are kept, and metadata is pruned to ObjectMeta by the caller. Nulls the schema neither allows (`nullable`) nor
+   * defaults are removed too (1.21 does both when it prunes). Nothing is removed with `preserveUnknownFields`.
    */
   prune(obj: Record<string, unknown>): void;
 }
 
 /** Compiles a schema already checked by {@link validateCRDSchema}. `preserveUnknownFields`: the CRD's v1beta1 flag. */
 export function compileSchema(schema: JSONSchemaProps | undefined, preserveUnknownFields = false): CompiledSchema {
-  void schema;
-  void preserveUnknownFields;
-  return { validate: () => [], applyDefaults: () => undefined, prune: () => undefined };
+  const s: Schema | undefined = schema === undefined ? undefined : parseSchema(schema).schema;
+  return {
+    validate(obj) {
+      if (!s) return [];
+      const root = new FieldPath();
+      return [
+        ...validateAgainstSchema(s, obj, root),
+        ...validateEmbeddedResources(obj, s, root),
+        ...validateListSetsAndMaps(obj, s, root),
+      ];
+    },
+    applyDefaults(obj) {
+      applyDefaults(obj, s);
+    },
+    prune(obj) {
+      if (preserveUnknownFields) return;
+      prune(obj, s, true);
+      pruneNonNullableNullsWithoutDefaults(obj, s);
+    },
+  };
 }
 
 /** The schema as an OpenAPI v2 definition (1.21's `ToStructuralOpenAPIV2`: nullable dropped, etc.). */
 export function toOpenAPIV2(schema: JSONSchemaProps): Record<string, unknown> {
-  return schema;
+  return schemaToOpenAPIV2(schema);
 }

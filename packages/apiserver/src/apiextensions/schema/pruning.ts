@@ -1,0 +1,110 @@
+/**
+ * Pruning and defaulting of custom objects by the structural part of their schema (model: 1.21's
+ * `schema/pruning/algorithm.go`, `schema/defaulting/algorithm.go` and `prunenulls.go`). Both change the object
+ * in place and only follow `properties`, `items` and `additionalProperties`.
+ */
+import { type Schema, additionalSchema, deepCopyJSON, isObject, setKey } from './types';
+
+const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
+
+/**
+ * Removes the fields of `x` that `s` does not specify. `root`: `x` is a whole object, whose apiVersion, kind and
+ * metadata are kept (as for `x-kubernetes-embedded-resource`).
+ */
+export function prune(x: unknown, s: Schema | undefined, root: boolean): void {
+  if (root) s = { ...(s ?? {}), 'x-kubernetes-embedded-resource': true };
+  pruneNode(x, s);
+}
+
+function pruneNode(x: unknown, s: Schema | undefined): void {
+  if (s?.['x-kubernetes-preserve-unknown-fields']) {
+    skipPrune(x, s);
+    return;
+  }
+  if (isObject(x)) {
+    if (!s) {
+      for (const k of Object.keys(x)) delete x[k];
+      return;
+    }
+    for (const [k, v] of Object.entries(x)) {
+      if (s['x-kubernetes-embedded-resource'] && META_FIELDS.has(k)) continue;
+      const prop = s.properties?.get(k);
+      if (prop) pruneNode(v, prop);
+      else if (s.additionalProperties !== undefined) pruneNode(v, additionalSchema(s));
+      else delete x[k];
+    }
+  } else if (Array.isArray(x)) {
+    for (const v of x) pruneNode(v, s?.items);
+  }
+}
+
+/** Below `x-kubernetes-preserve-unknown-fields`: unknown fields stay, specified ones are pruned as usual. */
+function skipPrune(x: unknown, s: Schema): void {
+  if (isObject(x)) {
+    for (const [k, v] of Object.entries(x)) {
+      if (s['x-kubernetes-embedded-resource'] && META_FIELDS.has(k)) continue;
+      const prop = s.properties?.get(k);
+      if (prop) pruneNode(v, prop);
+      else if (s.additionalProperties !== undefined) pruneNode(v, additionalSchema(s));
+    }
+  } else if (Array.isArray(x)) {
+    for (const v of x) if (s.items) skipPrune(v, s.items);
+  }
+}
+
+/** The schema of the value under `key` of an object whose schema is `s`. */
+function fieldSchema(s: Schema | undefined, key: string): Schema | undefined {
+  if (!s) return undefined;
+  return s.properties?.get(key) ?? additionalSchema(s);
+}
+
+/**
+ * Removes `null` values that their schema does not allow (not `nullable`) and has no default for; nulls with a
+ * default are left for {@link applyDefaults} to replace.
+ */
+export function pruneNonNullableNullsWithoutDefaults(x: unknown, s: Schema | undefined): void {
+  if (isObject(x)) {
+    for (const [k, v] of Object.entries(x)) {
+      const sub = fieldSchema(s, k);
+      if (v === null && sub && !sub.nullable && sub.default === undefined) delete x[k];
+      else pruneNonNullableNullsWithoutDefaults(v, sub);
+    }
+  } else if (Array.isArray(x)) {
+    for (const v of x) pruneNonNullableNullsWithoutDefaults(v, s?.items);
+  }
+}
+
+function isNonNullableNull(v: unknown, s: Schema | undefined): boolean {
+  return v === null && s !== undefined && !s.nullable;
+}
+
+/**
+ * Sets the schema's defaults where a field is absent (or a non-nullable null), then descends: defaults are
+ * deep copies, and a defaulted value is itself defaulted below.
+ */
+export function applyDefaults(x: unknown, s: Schema | undefined): void {
+  if (!s) return;
+  if (isObject(x)) {
+    for (const [k, prop] of s.properties ?? []) {
+      if (prop.default === undefined) continue;
+      if (!Object.prototype.hasOwnProperty.call(x, k) || isNonNullableNull(x[k], prop)) {
+        setKey(x, k, deepCopyJSON(prop.default));
+      }
+    }
+    const ap = additionalSchema(s);
+    for (const k of Object.keys(x)) {
+      const prop = s.properties?.get(k);
+      if (prop) applyDefaults(x[k], prop);
+      else if (ap) {
+        if (isNonNullableNull(x[k], ap) && ap.default !== undefined) x[k] = deepCopyJSON(ap.default);
+        applyDefaults(x[k], ap);
+      }
+    }
+  } else if (Array.isArray(x)) {
+    const items = s.items;
+    for (let i = 0; i < x.length; i++) {
+      if (items && isNonNullableNull(x[i], items) && items.default !== undefined) x[i] = deepCopyJSON(items.default);
+      applyDefaults(x[i], items);
+    }
+  }
+}
