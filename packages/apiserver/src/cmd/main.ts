@@ -113,6 +113,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     logging: { flush: () => logging.flush() },
     ...(collected.bootstrap ? { bootstrap: collected.bootstrap } : {}),
     serverSideApply: collected.featureGate?.enabled('ServerSideApply') ?? true,
+    // Priority and fairness replaces max-in-flight when the option and the APIPriorityAndFairness gate are both on.
+    priorityAndFairness:
+      (collected.priorityAndFairness ?? true) && (collected.featureGate?.enabled('APIPriorityAndFairness') ?? true),
     ...(collected.services ? { services: collected.services } : {}),
     ...(collected.runtimeConfig ? { runtimeConfig: collected.runtimeConfig } : {}),
     ...(collected.agentClient ? { agentClient: collected.agentClient } : {}),

@@ -38,6 +38,7 @@ export type ApiServerFlagsConfig = Partial<
     | 'livezGracePeriodMs'
     | 'services'
     | 'runtimeConfig'
+    | 'priorityAndFairness'
     | 'bootstrap'
     | 'agentClient'
   >
@@ -533,9 +534,7 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
     };
     if (this.runtimeConfig.size > 0) config.runtimeConfig = new Map(this.runtimeConfig);
     (config.inert ??= []).push(...this.inert);
-    if (this.enablePriorityAndFairness && this.isSet('enable-priority-and-fairness')) {
-      config.inert.push('--enable-priority-and-fairness (the max-in-flight limits apply)');
-    }
+    config.priorityAndFairness = this.enablePriorityAndFairness;
   }
 }
 

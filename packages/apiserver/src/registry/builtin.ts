@@ -58,6 +58,7 @@ import { escalationContext, PolicyBasedStore } from './rbac/escalation';
 import { clusterRoleBindingStrategy, roleBindingStrategy } from './rbac/rolebinding/strategy';
 import { type CreateStrategy, type DeleteStrategy, type RestStorage, type UpdateStrategy } from './rest/rest';
 import { PriorityClassStore, priorityClassStrategy } from './scheduling/priorityclass/strategy';
+import { FLOWCONTROL_RESOURCES } from './flowcontrol/strategy';
 
 /** What a storage builder may reach while the API server installs its resources. */
 export interface InstallContext {
@@ -288,6 +289,7 @@ const TABLE: Record<string, Entry> = {
     strategy: priorityClassStrategy(kind),
     store: (definition) => new PriorityClassStore(definition),
   }),
+  ...FLOWCONTROL_RESOURCES,
   'policy/poddisruptionbudgets': (kind) => ({ strategy: podDisruptionBudgetStrategy(kind) }),
   'apiregistration.platform/apiservices': (kind) => ({
     strategy: apiServiceStrategy(kind),

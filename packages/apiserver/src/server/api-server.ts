@@ -50,6 +50,7 @@ import { hsts } from '../filters/hsts';
 import { getRequestInfo, getUser, type Middleware } from '../filters/request-info';
 import { maxInFlight } from '../filters/max-in-flight';
 import { requestDeadline } from '../filters/timeout';
+import { PriorityAndFairness } from '../flowcontrol/controller';
 import {
   builtinResource,
   DEFAULT_SERVICE_CLUSTER_IP_RANGE,
@@ -172,6 +173,8 @@ export interface ApiServerConfig {
   admission?: AdmissionConfig;
   /** `--agent-*`: how `pods/log`, `pods/exec`, `pods/attach` and `pods/portforward` reach node agents. */
   agentClient?: AgentClientConfig;
+  /** `--enable-priority-and-fairness` with the APIPriorityAndFairness gate: queuing replaces max-in-flight. Unset: off. */
+  priorityAndFairness?: boolean;
   /** Injectable clock (tests). */
   now?: () => number;
   /** The ServerSideApply feature gate (beta, on unless false): apply patches and `metadata.managedFields`. */
@@ -249,6 +252,8 @@ export class ApiServer {
   private auditor: Auditor | undefined;
   /** Roles and bindings in memory, fed by their watches: RBAC decisions and escalation checks read it. */
   private readonly rbac = new RbacIndex();
+  /** API Priority and Fairness, when on (set by `installChain`). */
+  private priorityAndFairness: PriorityAndFairness | undefined;
   /** The bootstrap controller and RBAC reconciler (set by `installChecks`). */
   bootstrap!: Bootstrap;
   /** `--agent-*`: the credentials files are read at start, so a bad one fails it. */
@@ -490,7 +495,7 @@ export class ApiServer {
   }
 
   private installChain(): void {
-    const limits = maxInFlight(this.config.limits, this.serializers);
+    const limits = this.installPriorityAndFairness() ?? maxInFlight(this.config.limits, this.serializers);
     const log = this.config.logger;
     // Transport filters and CORS preflights come before authentication; audit follows it (Kubernetes' order).
     const t = this.config.transport;
@@ -517,6 +522,7 @@ export class ApiServer {
         res.end(wantsProtobuf ? openapi.protobuf : openapi.json);
         return;
       }
+      if (this.priorityAndFairness?.serveDebug(req, res, info.path)) return;
       if (!info.isResourceRequest && !info.path.startsWith('/api')) return next();
       // Long-running requests (watches) also end when the server shuts down; the others are drained.
       const deadline = requestDeadline(req, res, this.config.limits.requestTimeoutMs, this.serializers);
@@ -549,6 +555,30 @@ export class ApiServer {
       };
       next();
     });
+  }
+
+  /** API Priority and Fairness: its controller's post-start hooks, and the filter that replaces max-in-flight. */
+  private installPriorityAndFairness(): Middleware | undefined {
+    if (!this.config.priorityAndFairness) return undefined;
+    const lookup = (group: string, resource: string): GenericStore | undefined =>
+      this.stores.get(`${group}/${resource}`);
+    const host = registryAuthorizationHost(lookup, this.rbac, this.config.logger, this.now);
+    const limits = this.config.limits;
+    const apf = new PriorityAndFairness({
+      lookup,
+      reflect: (group, resource, handler, signal) => host.reflect(group, resource, handler, signal),
+      serverConcurrencyLimit: limits.maxRequestsInFlight + limits.maxMutatingRequestsInFlight,
+      // 1.21 lets a request wait in a queue for a quarter of --request-timeout.
+      requestWaitLimitMs: limits.requestTimeoutMs / 4,
+      metrics: this.secure.metrics,
+      serializers: this.serializers,
+      log: this.config.logger,
+      now: this.now,
+    });
+    this.secure.addPostStartHook('priority-and-fairness-config-producer', (signal) => apf.produce(signal));
+    this.secure.addPostStartHook('priority-and-fairness-config-consumer', (signal) => apf.consume(signal));
+    this.priorityAndFairness = apf;
+    return apf.filter();
   }
 
   /**
