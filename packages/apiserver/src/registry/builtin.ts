@@ -58,6 +58,16 @@ import { escalationContext, PolicyBasedStore } from './rbac/escalation';
 import { clusterRoleBindingStrategy, roleBindingStrategy } from './rbac/rolebinding/strategy';
 import { type CreateStrategy, type DeleteStrategy, type RestStorage, type UpdateStrategy } from './rest/rest';
 import { PriorityClassStore, priorityClassStrategy } from './scheduling/priorityclass/strategy';
+import { ingressClassStrategy, ingressStrategy, networkPolicyStrategy } from './networking/strategy';
+import { runtimeClassStrategy } from './node/runtimeclass';
+import {
+  csiDriverStrategy,
+  csiNodeStrategy,
+  csiStorageCapacityStrategy,
+  storageClassStrategy,
+  volumeAttachmentStatusStrategy,
+  volumeAttachmentStrategy,
+} from './storage/strategy';
 import { FLOWCONTROL_RESOURCES } from './flowcontrol/strategy';
 
 /** What a storage builder may reach while the API server installs its resources. */
@@ -290,6 +300,19 @@ const TABLE: Record<string, Entry> = {
     store: (definition) => new PriorityClassStore(definition),
   }),
   ...FLOWCONTROL_RESOURCES,
+  'networking.platform/ingresses': (kind) => ({ strategy: ingressStrategy(kind) }),
+  'extensions/ingresses': (kind) => ({ strategy: ingressStrategy(kind) }),
+  'networking.platform/ingressclasses': (kind) => ({ strategy: ingressClassStrategy(kind) }),
+  'networking.platform/networkpolicies': (kind) => ({ strategy: networkPolicyStrategy(kind) }),
+  'node.platform/runtimeclasses': (kind) => ({ strategy: runtimeClassStrategy(kind) }),
+  'storage.platform/storageclasses': (kind) => ({ strategy: storageClassStrategy(kind) }),
+  'storage.platform/csidrivers': (kind) => ({ strategy: csiDriverStrategy(kind) }),
+  'storage.platform/csinodes': (kind) => ({ strategy: csiNodeStrategy(kind) }),
+  'storage.platform/volumeattachments': (kind) => ({
+    strategy: volumeAttachmentStrategy(kind),
+    status: volumeAttachmentStatusStrategy(),
+  }),
+  'storage.platform/csistoragecapacities': (kind) => ({ strategy: csiStorageCapacityStrategy(kind) }),
   'policy/poddisruptionbudgets': (kind) => ({ strategy: podDisruptionBudgetStrategy(kind) }),
   'apiregistration.platform/apiservices': (kind) => ({
     strategy: apiServiceStrategy(kind),

@@ -70,6 +70,7 @@ import {
   type ValidateObjectFunc,
   type WriteOptions,
 } from '../registry/rest/rest';
+import { storedVersionConversion } from '../registry/stored-versions';
 import { type Codec } from '../storage/api-object';
 import { Cacher } from '../storage/cacher/cacher';
 import { ConvertingStorage, type StorageConversion } from '../storage/converting';
@@ -419,7 +420,8 @@ export class ApiServer {
         storageOfPrefix.set(keyPrefix, storage);
       }
       const conversion = STORED_AS[`${kind.group}/${kind.plural}`];
-      if (conversion) storage = new ConvertingStorage(storage, conversion);
+      const stored = conversion ?? storedVersionConversion(kind);
+      if (stored) storage = new ConvertingStorage(storage, stored);
       const definition: StoreDefinition = {
         kind,
         keyPrefix,

@@ -1,0 +1,30 @@
+/**
+ * Resources whose versions differ in shape, stored in one version (model: the storage versions of Kubernetes 1.21's
+ * `pkg/kubeapiserver/default_storage_factory_builder.go`): every Ingress, whichever of networking.platform/v1,
+ * networking.platform/v1beta1 or extensions/v1beta1 wrote it, is stored as networking.platform/v1 and converted on
+ * the way out, so each version reads every Ingress.
+ */
+import {
+  type ApiObject,
+  type Ingress,
+  ingressToV1,
+  ingressToV1beta1,
+  type IngressV1beta1,
+  type Kind,
+} from '@platform/api';
+
+import { type StorageConversion } from '../storage/converting';
+
+const INGRESS_STORAGE_VERSION = 'networking.platform/v1';
+
+/** The conversion between a kind's version and its resource's storage version; undefined when they are the same. */
+export function storedVersionConversion(kind: Kind): StorageConversion | undefined {
+  if (kind.plural === 'ingresses' && kind.apiVersion !== INGRESS_STORAGE_VERSION) {
+    return {
+      toStored: (o) => ingressToV1(o as IngressV1beta1) as ApiObject,
+      fromStored: (o) =>
+        o.apiVersion === INGRESS_STORAGE_VERSION ? (ingressToV1beta1(o as Ingress, kind.apiVersion) as ApiObject) : o,
+    };
+  }
+  return undefined;
+}
