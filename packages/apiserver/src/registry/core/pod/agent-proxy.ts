@@ -221,7 +221,9 @@ export class PodConnectREST {
             agentRes.on('error', reject);
             return;
           }
-          res.writeHead(200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' });
+          // No Transfer-Encoding header: HTTP/1.1 chunks a body without a length by itself, and HTTP/2 forbids the
+          // header (Node throws, out of this callback: the whole server went down on a `kubectl logs` over HTTP/2).
+          res.writeHead(200, { 'Content-Type': 'text/plain' });
           res.flushHeaders();
           agentRes.on('data', (c: Buffer) => res.write(c));
           agentRes.on('end', () => {
