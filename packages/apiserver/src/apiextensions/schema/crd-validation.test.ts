@@ -609,3 +609,27 @@ describe('validateCRDSchema: defaults', () => {
     expect(check(schema, { ...V1, requirePrunedDefaults: false })).toEqual([]);
   });
 });
+
+describe('validateCRDSchema: the root with the status subresource', () => {
+  const withStatus = { ...V1, statusSubresource: true };
+  const ALLOWED =
+    'Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern ' +
+    'MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields';
+  test('properties, required and type object are allowed', () => {
+    const schema = { type: 'object', description: 'd', required: ['spec'], properties: { spec: { type: 'object' } } };
+    expect(check(schema, withStatus)).toEqual([]);
+  });
+  test('anyOf at the root is not', () => {
+    const schema = { type: 'object', properties: { spec: { type: 'object' } }, anyOf: [{ required: ['spec'] }] };
+    expect(check(schema, withStatus)).toEqual([
+      `${P}: Invalid value: ${JSON.stringify(schema)}: only [${ALLOWED}] fields are allowed at the root of the schema if the status subresource is enabled`,
+    ]);
+    expect(check(schema)).toEqual([]);
+  });
+  test('a root type other than object', () => {
+    expect(check({ type: 'string' }, withStatus)).toEqual([
+      `${P}.type: Invalid value: "string": only "object" is allowed as the type at the root of the schema if the status subresource is enabled`,
+      `${P}.type: Invalid value: "string": must be object at the root`,
+    ]);
+  });
+});

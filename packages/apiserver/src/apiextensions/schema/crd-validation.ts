@@ -19,6 +19,8 @@ export interface CRDSchemaCheckOptions {
   requirePrunedDefaults?: boolean;
   /** Items of `x-kubernetes-list-type: set` lists must be atomic (1.21: on create; ratcheted on update). */
   requireAtomicSetType?: boolean;
+  /** The version has the status subresource: the root may then only use some keywords (status is cut out of it). */
+  statusSubresource?: boolean;
 }
 
 /** The state of the walk of `ValidateCustomResourceDefinitionOpenAPISchema` (its `specStandardValidatorV3`). */
@@ -32,8 +34,14 @@ interface Walk {
 const META_FIELDS = new Set(['metadata', 'kind', 'apiVersion']);
 
 /** All errors of a parsed schema at `path` (`...openAPIV3Schema`), in 1.21's order. */
-export function checkSchema(s: Schema, path: FieldPath, opts: CRDSchemaCheckOptions): FieldError[] {
+export function checkSchema(
+  raw: Record<string, unknown>,
+  s: Schema,
+  path: FieldPath,
+  opts: CRDSchemaCheckOptions,
+): FieldError[] {
   const errs: FieldError[] = [];
+  if (opts.statusSubresource) errs.push(...checkRootWithStatus(raw, s, path));
   if (s.nullable) errs.push(field.forbidden(path.child('nullable'), 'nullable cannot be true at the root'));
   const walk: Walk = {
     allowDefaults: opts.allowDefaults,
@@ -48,6 +56,84 @@ export function checkSchema(s: Schema, path: FieldPath, opts: CRDSchemaCheckOpti
     else errs.push(...validateDefaults(s, path, opts.requirePrunedDefaults ?? true));
   }
   return errs;
+}
+
+/**
+ * The keywords of `JSONSchemaProps` in the order of its Go fields, with the Go field names 1.21 prints, and whether
+ * they are allowed at the root when the status subresource is enabled.
+ */
+const ROOT_FIELDS: readonly [keyof Schema | 'items', string, boolean][] = [
+  ['id', 'ID', false],
+  ['$schema', 'Schema', false],
+  ['$ref', 'Ref', false],
+  ['description', 'Description', true],
+  ['type', 'Type', true],
+  ['format', 'Format', true],
+  ['title', 'Title', true],
+  ['default', 'Default', false],
+  ['maximum', 'Maximum', true],
+  ['exclusiveMaximum', 'ExclusiveMaximum', true],
+  ['minimum', 'Minimum', true],
+  ['exclusiveMinimum', 'ExclusiveMinimum', true],
+  ['maxLength', 'MaxLength', true],
+  ['minLength', 'MinLength', true],
+  ['pattern', 'Pattern', true],
+  ['maxItems', 'MaxItems', true],
+  ['minItems', 'MinItems', true],
+  ['uniqueItems', 'UniqueItems', true],
+  ['multipleOf', 'MultipleOf', true],
+  ['enum', 'Enum', false],
+  ['maxProperties', 'MaxProperties', false],
+  ['minProperties', 'MinProperties', false],
+  ['required', 'Required', true],
+  ['items', 'Items', true],
+  ['allOf', 'AllOf', false],
+  ['oneOf', 'OneOf', false],
+  ['anyOf', 'AnyOf', false],
+  ['not', 'Not', false],
+  ['properties', 'Properties', true],
+  ['additionalProperties', 'AdditionalProperties', false],
+  ['patternProperties', 'PatternProperties', false],
+  ['dependencies', 'Dependencies', false],
+  ['additionalItems', 'AdditionalItems', false],
+  ['definitions', 'Definitions', false],
+  ['externalDocs', 'ExternalDocs', true],
+  ['example', 'Example', true],
+  ['nullable', 'Nullable', false],
+  ['x-kubernetes-preserve-unknown-fields', 'XPreserveUnknownFields', true],
+  ['x-kubernetes-embedded-resource', 'XEmbeddedResource', false],
+  ['x-kubernetes-int-or-string', 'XIntOrString', false],
+  ['x-kubernetes-list-map-keys', 'XListMapKeys', false],
+  ['x-kubernetes-list-type', 'XListType', false],
+  ['x-kubernetes-map-type', 'XMapType', false],
+];
+
+/** A Go zero value: absent, false, empty string, empty list or map. */
+function isZero(v: unknown): boolean {
+  if (v === undefined || v === null || v === false || v === '') return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (v instanceof Map) return v.size === 0;
+  return false;
+}
+
+/** 1.21's restriction of the root schema when the status subresource is enabled: the first offending keyword. */
+function checkRootWithStatus(raw: Record<string, unknown>, s: Schema, path: FieldPath): FieldError[] {
+  const allowed = ROOT_FIELDS.filter(([, , ok]) => ok).map(([, name]) => name);
+  for (const [key, , ok] of ROOT_FIELDS) {
+    const v = key === 'items' ? (s.items ?? s.itemsList) : s[key];
+    if (isZero(v)) continue;
+    if (key === 'type') {
+      if (s.type === 'object') continue;
+      const detail =
+        'only "object" is allowed as the type at the root of the schema if the status subresource is enabled';
+      return [field.invalid(path.child('type'), s.type, detail)];
+    }
+    if (!ok) {
+      const detail = `only [${allowed.join(' ')}] fields are allowed at the root of the schema if the status subresource is enabled`;
+      return [field.invalid(path, raw, detail)];
+    }
+  }
+  return [];
 }
 
 function checkKeywords(s: Schema, p: FieldPath, w: Walk): FieldError[] {

@@ -40,12 +40,17 @@ export interface SchemaCheckOptions {
   requirePrunedDefaults?: boolean;
   /** Items of `x-kubernetes-list-type: set` lists must be atomic (default true; ratcheted on update as above). */
   requireAtomicSetType?: boolean;
+  /**
+   * The version has the status subresource: 1.21 then allows only some keywords at the root (`properties`,
+   * `required`, `type: object`, descriptions and scalar checks), and reports the first other one.
+   */
+  statusSubresource?: boolean;
 }
 
 /** The errors of a CRD's schema at `path` (`spec.versions[i].schema.openAPIV3Schema` or `spec.validation...`). */
 export function validateCRDSchema(schema: JSONSchemaProps, path: FieldPath, options: SchemaCheckOptions): FieldError[] {
   const parsed = parseSchema(schema, path);
-  return [...parsed.errors, ...checkSchema(parsed.schema, path, options)];
+  return [...parsed.errors, ...checkSchema(schema, parsed.schema, path, options)];
 }
 
 /** A schema ready to serve objects of one version of a CRD. */
