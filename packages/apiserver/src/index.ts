@@ -16,6 +16,7 @@ export {
   type TestServerOptions,
 } from './testing/test-server';
 export { startEtcd, freePort, type EtcdCluster, type EtcdMember, type StartEtcdOptions } from './storage/testing/etcd';
+export { testCA, type TestCA, type TestCert } from './auth/authentication/testing/pki';
 
 /** The options reference of `platform-apiserver` (docs/reference/apiserver.md), from the same definitions as `--help`. */
 export function referencePages(): ReferencePage[] {

@@ -11,6 +11,7 @@
 import { type ApiObject, forbidden, type Kind, type Scheme, type StatusError } from '@platform/api';
 import { type Logger } from '@platform/common';
 
+import { type Authorizer } from '../auth/authorizer';
 import { type RequestContext, type UserInfo } from '../registry/rest/rest';
 import { type InternalClient } from './internal-client';
 
@@ -87,6 +88,8 @@ export interface PluginInitContext {
   now(): number;
   /** Aborted when the server shuts down (plugins with timers stop them). */
   signal?: AbortSignal;
+  /** The server's authorizer (CertificateApproval, CertificateSigning); unset: every check passes. */
+  authorizer?: Authorizer;
 }
 
 /** Builds one plugin; throws with a clear message when its configuration is wrong. */

@@ -15,6 +15,9 @@ import { type AdmissionPlugin, type PluginFactory, type PluginInitContext } from
 import * as alwaysAdmit from './plugins/always-admit';
 import * as alwaysDeny from './plugins/always-deny';
 import * as alwaysPullImages from './plugins/always-pull-images';
+import * as certificateApproval from './plugins/certificate-approval';
+import * as certificateSigning from './plugins/certificate-signing';
+import * as certificateSubjectRestriction from './plugins/certificate-subject-restriction';
 import * as defaultTolerationSeconds from './plugins/default-toleration-seconds';
 import * as denyServiceExternalIPs from './plugins/deny-service-external-ips';
 import * as eventRateLimit from './plugins/event-rate-limit';
@@ -99,6 +102,9 @@ const FACTORIES: Record<string, PluginFactory> = {
   AlwaysAdmit: alwaysAdmit.factory,
   AlwaysDeny: alwaysDeny.factory,
   AlwaysPullImages: alwaysPullImages.factory,
+  CertificateApproval: certificateApproval.factory,
+  CertificateSigning: certificateSigning.factory,
+  CertificateSubjectRestriction: certificateSubjectRestriction.factory,
   DefaultTolerationSeconds: defaultTolerationSeconds.factory,
   DenyServiceExternalIPs: denyServiceExternalIPs.factory,
   EventRateLimit: eventRateLimit.factory,
@@ -131,9 +137,6 @@ export const NOT_IMPLEMENTED: Record<string, string> = {
   OwnerReferencesPermissionEnforcement: 'not implemented yet',
   PersistentVolumeClaimResize: 'the kind StorageClass (storage.platform/v1) does not exist yet',
   RuntimeClass: 'the kind RuntimeClass (node.platform/v1) does not exist yet',
-  CertificateApproval: 'the kind CertificateSigningRequest (certificates.platform/v1) does not exist yet',
-  CertificateSigning: 'the kind CertificateSigningRequest (certificates.platform/v1) does not exist yet',
-  CertificateSubjectRestriction: 'the kind CertificateSigningRequest (certificates.platform/v1) does not exist yet',
   DefaultIngressClass: 'the kind IngressClass (networking.platform/v1) does not exist yet',
 };
 

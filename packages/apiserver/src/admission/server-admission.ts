@@ -5,6 +5,8 @@
 import { type Scheme } from '@platform/api';
 import { type Logger } from '@platform/common';
 
+import { type Authorizer } from '../auth/authorizer';
+
 import { type ApiInstaller } from '../endpoints/installer';
 import { type AdmissionChain } from './chain';
 import { type PluginConfigs } from './config';
@@ -31,7 +33,14 @@ export const DEFAULT_ADMISSION_SETTINGS: AdmissionSettings = {
 /** Builds the chain of a server. Throws an Error naming a plugin whose configuration is wrong. */
 export function serverAdmission(
   config: AdmissionConfig,
-  server: { scheme: Scheme; installer: ApiInstaller; logger: Logger; now: () => number; signal?: AbortSignal },
+  server: {
+    scheme: Scheme;
+    installer: ApiInstaller;
+    logger: Logger;
+    now: () => number;
+    signal?: AbortSignal;
+    authorizer?: Authorizer;
+  },
 ): AdmissionChain {
   const client = new RegistryClient(
     server.scheme,
@@ -51,6 +60,7 @@ export function serverAdmission(
       scheme: server.scheme,
       now: server.now,
       ...(server.signal ? { signal: server.signal } : {}),
+      ...(server.authorizer ? { authorizer: server.authorizer } : {}),
     },
   );
 }

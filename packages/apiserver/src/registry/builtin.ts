@@ -23,6 +23,7 @@ import { TokenReviewREST } from './authentication/tokenreview/rest';
 import { AccessReviewREST } from './authorization/subjectaccessreview/rest';
 import { ScaleREST } from './autoscaling/scale/scale-rest';
 import { cronJobStrategy } from './batch/cronjob/strategy';
+import { csrApprovalStrategy, csrStatusStrategy, csrStrategy } from './certificates/certificatesigningrequest/strategy';
 import { jobStrategy } from './batch/job/strategy';
 import { leaseStrategy } from './coordination/lease/strategy';
 import { configMapStrategy } from './core/configmap/strategy';
@@ -255,6 +256,13 @@ const TABLE: Record<string, Entry> = {
   'apps/daemonsets': (kind) => ({ strategy: daemonSetStrategy(kind), status: replicaCountsStatusStrategy() }),
   'batch/jobs': (kind) => ({ strategy: jobStrategy(kind), status: replicaCountsStatusStrategy() }),
   'batch/cronjobs': (kind) => ({ strategy: cronJobStrategy(kind) }),
+  'certificates.platform/certificatesigningrequests': (kind) => ({
+    strategy: csrStrategy(kind),
+    // 1.21 does not care what certificate requests are called: any name that fits in a path.
+    nameValidator: validatePathSegmentName,
+    status: csrStatusStrategy(kind),
+    subresources: { approval: (c) => storeWith(c.definition, csrApprovalStrategy(kind)) },
+  }),
   'rbac.authorization.platform/clusterroles': (kind) => ({
     strategy: clusterRoleStrategy(kind),
     nameValidator: validatePathSegmentName,

@@ -296,6 +296,7 @@ export class ApiServer {
           logger: config.logger,
           now: this.now,
           signal: this.secure.signal,
+          authorizer: this.authorizer,
         })
       : ALWAYS_ADMIT;
     // Authenticators read service accounts, secrets and pods from the stores when requests come.

@@ -355,3 +355,58 @@ export async function createCertificateRequest(o: NewRequestOptions): Promise<{ 
   }).export({ format: 'pem', type: 'pkcs8' }) as string;
   return { csrPem: `${csr.toString('pem')}\n`, keyPem };
 }
+
+const NODE_CLIENT_USAGES = [
+  ['digital signature', 'key encipherment', 'client auth'],
+  ['digital signature', 'client auth'],
+];
+const NODE_SERVING_USAGES = [
+  ['digital signature', 'key encipherment', 'server auth'],
+  ['digital signature', 'server auth'],
+];
+
+function sameUsages(a: readonly string[], b: readonly string[]): boolean {
+  const s = new Set(a);
+  const t = new Set(b);
+  return s.size === t.size && [...t].every((x) => s.has(x));
+}
+
+const ORG_NOT_NODES = 'subject organization is not system:nodes';
+const CN_NOT_NODE = 'subject common name does not begin with system:node:';
+
+function isNodesOrganization(r: CertificateRequest): boolean {
+  return r.organizations.length === 1 && r.organizations[0] === 'system:nodes';
+}
+
+/**
+ * Why a request is not a node agent's client request, or undefined when it is (1.21 `ValidateKubeletClientCSR`,
+ * its messages): O is exactly `system:nodes`, no names of any kind, CN `system:node:<name>`, client usages.
+ */
+export function nodeClientRequestProblem(r: CertificateRequest, usages: readonly string[]): string | undefined {
+  if (!isNodesOrganization(r)) return ORG_NOT_NODES;
+  if (r.dnsNames.length) return 'DNS subjectAltNames are not allowed';
+  if (r.emailAddresses.length) return 'Email subjectAltNames are not allowed';
+  if (r.ipAddresses.length) return 'IP subjectAltNames are not allowed';
+  if (r.uris.length) return 'URI subjectAltNames are not allowed';
+  if (!r.commonName.startsWith('system:node:')) return CN_NOT_NODE;
+  if (!NODE_CLIENT_USAGES.some((u) => sameUsages(u, usages))) {
+    return `usages did not match [${[...NODE_CLIENT_USAGES[0]!].sort().join(' ')}]`;
+  }
+  return undefined;
+}
+
+/**
+ * Why a request is not a node agent's serving request, or undefined when it is (1.21 `ValidateKubeletServingCSR`):
+ * O is exactly `system:nodes`, at least one DNS or IP name and no others, serving usages, CN `system:node:<name>`.
+ */
+export function nodeServingRequestProblem(r: CertificateRequest, usages: readonly string[]): string | undefined {
+  if (!isNodesOrganization(r)) return ORG_NOT_NODES;
+  if (r.dnsNames.length === 0 && r.ipAddresses.length === 0) return 'DNS or IP subjectAltName is required';
+  if (r.emailAddresses.length) return 'Email subjectAltNames are not allowed';
+  if (r.uris.length) return 'URI subjectAltNames are not allowed';
+  if (!NODE_SERVING_USAGES.some((u) => sameUsages(u, usages))) {
+    return `usages did not match [${[...NODE_SERVING_USAGES[0]!].sort().join(' ')}]`;
+  }
+  if (!r.commonName.startsWith('system:node:')) return CN_NOT_NODE;
+  return undefined;
+}
