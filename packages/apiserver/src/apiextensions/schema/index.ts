@@ -57,6 +57,12 @@ export function validateCRDSchema(schema: JSONSchemaProps, path: FieldPath, opti
 export interface CompiledSchema {
   /** The errors of `obj` (a whole custom object, apiVersion/kind/metadata included) against the schema. */
   validate(obj: Record<string, unknown>): FieldError[];
+  /**
+   * The errors of `obj` on an update of the status subresource (1.21's status strategy): `obj.status` against the
+   * schema's `properties.status` (paths below `status`, messages relative to it, as 1.21), then the embedded
+   * resources and list-type invariants of the whole object.
+   */
+  validateStatus(obj: Record<string, unknown>): FieldError[];
   /** Applies the schema's `default`s to `obj` in place (on create, update and read from storage, as 1.21). */
   applyDefaults(obj: Record<string, unknown>): void;
   /**
@@ -74,12 +80,13 @@ export function compileSchema(schema: JSONSchemaProps | undefined, preserveUnkno
   return {
     validate(obj) {
       if (!s) return [];
-      const root = new FieldPath();
-      return [
-        ...validateAgainstSchema(s, obj, root),
-        ...validateEmbeddedResources(obj, s, root),
-        ...validateListSetsAndMaps(obj, s, root),
-      ];
+      return [...validateAgainstSchema(s, obj, new FieldPath()), ...structuralErrors(obj, s)];
+    },
+    validateStatus(obj) {
+      if (!s) return [];
+      const status = s.properties?.get('status');
+      const statusErrs = status ? validateAgainstSchema(status, obj.status ?? null, new FieldPath('status')) : [];
+      return [...statusErrs, ...structuralErrors(obj, s)];
     },
     applyDefaults(obj) {
       applyDefaults(obj, s);
@@ -90,6 +97,12 @@ export function compileSchema(schema: JSONSchemaProps | undefined, preserveUnkno
       pruneNonNullableNullsWithoutDefaults(obj, s);
     },
   };
+}
+
+/** The errors of embedded resources and of list-type invariants in a whole object. */
+function structuralErrors(obj: Record<string, unknown>, s: Schema): FieldError[] {
+  const root = new FieldPath();
+  return [...validateEmbeddedResources(obj, s, root), ...validateListSetsAndMaps(obj, s, root)];
 }
 
 /** The schema as an OpenAPI v2 definition (1.21's `ToStructuralOpenAPIV2`: nullable dropped, etc.). */

@@ -453,3 +453,22 @@ describe('validate: list types and embedded resources', () => {
   ];
   test.each(cases)('%s', (_n, a, value, want) => expect(checkA(a, value)).toEqual(want));
 });
+
+describe('validateStatus', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      spec: { type: 'object', properties: { replicas: { type: 'integer' } } },
+      status: { type: 'object', properties: { replicas: { type: 'integer', minimum: 0 } } },
+    },
+  };
+  test('status is validated with paths below status and messages relative to it', () => {
+    const errs = compileSchema(schema).validateStatus({ spec: { replicas: 'x' }, status: { replicas: -1 } });
+    expect(errs.map(fieldErrorToString)).toEqual([
+      'status.replicas: Invalid value: -1: replicas in body should be greater than or equal to 0',
+    ]);
+  });
+  test('a valid status', () => {
+    expect(compileSchema(schema).validateStatus({ status: { replicas: 1 } })).toEqual([]);
+  });
+});
