@@ -94,7 +94,13 @@ export function validateIngress(ing: Ingress): FieldError[] {
   const specPath = new FieldPath('spec');
   const rules = spec.rules ?? [];
   if (rules.length === 0 && !spec.defaultBackend) {
-    errs.push(field.invalid(specPath.child('rules'), rules, 'either `defaultBackend` or `rules` must be specified'));
+    errs.push(
+      field.invalid(
+        specPath.child('rules'),
+        spec.rules ?? null,
+        'either `defaultBackend` or `rules` must be specified',
+      ),
+    );
   }
   if (spec.defaultBackend) errs.push(...validateBackend(spec.defaultBackend, specPath.child('defaultBackend')));
   rules.forEach((rule, i) => {
