@@ -19,6 +19,7 @@ import {
   formatApiVersion,
   isStatusError,
   StatusError,
+  unsupportedMediaType,
 } from '@platform/api';
 
 import { type WebSocket } from 'ws';
@@ -89,6 +90,12 @@ function checkPathNames(info: RequestInfo): void {
   }
 }
 
+/** 415 for a Protobuf body sent to a custom resource (1.21 reads custom objects as JSON or YAML only). */
+function refuseProtobufBody(req: IncomingMessage): void {
+  const ct = req.headers['content-type'] ?? '';
+  if (ct.toLowerCase().includes('protobuf')) throw unsupportedMediaType(ct, ['application/json', 'application/yaml']);
+}
+
 function scopeKey(group: string, version: string, resource: string, subresource: string): string {
   return `${group}/${version}/${resource}/${subresource}`;
 }
@@ -150,6 +157,24 @@ export class ApiInstaller {
     list.push(scope);
   }
 
+  /**
+   * Stops serving a resource and its subresources in one group version (a CRD version no longer served); discovery
+   * stops listing them at once. Returns whether anything was served.
+   */
+  remove(group: string, version: string, resource: string): boolean {
+    const list = this.byGroupVersion.get(group)?.get(version);
+    if (!list) return false;
+    const kept = list.filter((s) => s.resource !== resource);
+    for (const s of list)
+      if (s.resource === resource) this.scopes.delete(scopeKey(group, version, resource, s.subresource));
+    if (kept.length) this.byGroupVersion.get(group)!.set(version, kept);
+    else {
+      this.byGroupVersion.get(group)!.delete(version);
+      if (this.byGroupVersion.get(group)!.size === 0) this.byGroupVersion.delete(group);
+    }
+    return kept.length !== list.length;
+  }
+
   /** Every served resource and subresource, for the paths of `/openapi/v2`. */
   openApiResources(): OpenApiResource[] {
     return [...this.scopes.values()].map((scope) => {
@@ -163,8 +188,12 @@ export class ApiInstaller {
         subresource: scope.subresource,
         namespaced: scope.resourceKind.scope === 'Namespaced',
         kind: { group: scope.kind.group, version: scope.kind.version, kind: scope.kind.kind },
-        schemaId: scope.kind.schema.$id as string,
-        listSchemaId: scope.kind.listSchema.$id as string,
+        schemaId: (scope.unstructured && scope.kind === scope.resourceKind
+          ? scope.unstructured.schemaId
+          : scope.kind.schema.$id) as string,
+        listSchemaId: (scope.unstructured && scope.kind === scope.resourceKind
+          ? scope.unstructured.listSchemaId
+          : scope.kind.listSchema.$id) as string,
         verbs,
       };
     });
@@ -322,7 +351,13 @@ export class ApiInstaller {
       // A watch is a GET (the /watch/ prefix takes its verb from the path, whatever the method).
       if (info.verb === 'watch' && !ws && req.method !== 'GET') throw methodNotAllowed();
       const isRead = info.verb === 'get' || info.verb === 'list' || info.verb === 'watch';
-      output = negotiateOutput(req.headers.accept, { allowViews: isRead, stream: info.verb === 'watch' });
+      const unstructured = scope.unstructured !== undefined;
+      output = negotiateOutput(req.headers.accept, {
+        allowViews: isRead,
+        stream: info.verb === 'watch',
+        noProtobuf: unstructured,
+      });
+      if (unstructured && (info.verb === 'create' || info.verb === 'update')) refuseProtobufBody(req);
       const query = new URLSearchParams(req.url?.split('?')[1] ?? '');
       const r: VerbRequest = {
         req,

@@ -445,8 +445,10 @@ export function buildOpenApi(
   scheme: Scheme,
   version: string,
   resources: readonly OpenApiResource[] = [],
+  /** Definitions served beside the scheme's (the schemas of custom resources). */
+  extraDefinitions: Record<string, unknown> = {},
 ): OpenApiDocument {
-  const definitions = openApiDefinitions(scheme);
+  const definitions = { ...openApiDefinitions(scheme), ...extraDefinitions };
   const info = { title: 'Platform', version };
   const paths = openApiPaths(resources);
   const json = Buffer.from(JSON.stringify({ swagger: '2.0', info, paths, definitions }));

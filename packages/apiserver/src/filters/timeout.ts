@@ -31,7 +31,8 @@ export function requestDeadline(
   const abort = new AbortController();
   const info = getRequestInfo(req);
   const longRunning = isLongRunning(info);
-  if (isMutatingVerb(info.verb)) bindWarningRecorder(abort.signal, res);
+  // Reads of resources are bound too: a deprecated custom resource version warns on every request (1.21).
+  if (isMutatingVerb(info.verb) || (info.isResourceRequest && !longRunning)) bindWarningRecorder(abort.signal, res);
   let timer: NodeJS.Timeout | undefined;
   // 'close' follows 'finish' and also comes alone when the client leaves first. A long-running request (a watch)
   // always stops its work then; another one only when its answer was not sent (after it, nothing listens).

@@ -16,8 +16,9 @@ export const CustomObjectSchema = object(
   { ...OBJECT_HEAD },
   { description: 'An object of a kind a CustomResourceDefinition defines.' },
 );
-// Unknown fields are the custom object's own: kept here, pruned by the CRD's schema.
-(CustomObjectSchema as { additionalProperties: boolean }).additionalProperties = true;
+// Unknown fields are the custom object's own: kept here, pruned by the CRD's schema. Server-side apply reads the
+// object's fields as it finds them (structured-merge-diff's deduced type), as 1.21 does for unknown fields.
+Object.assign(CustomObjectSchema, { additionalProperties: true, 'x-kubernetes-preserve-unknown-fields': true });
 
 /** A list of custom objects. */
 export const CustomObjectListSchema = object('io.platform.api.apiextensions.CustomObjectList', {

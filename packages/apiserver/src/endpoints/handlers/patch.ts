@@ -94,7 +94,12 @@ export async function patchHandler(r: VerbRequest): Promise<void> {
     });
   }
   const fm = fieldManagerOf(r.scope);
-  const type = negotiatePatch(r.req.headers['content-type'], fm ? SERVED_WITH_APPLY : SERVED);
+  const served = fm ? SERVED_WITH_APPLY : SERVED;
+  // Custom objects have no patch strategies: strategic merge patch is 415, as in 1.21.
+  const type = negotiatePatch(
+    r.req.headers['content-type'],
+    r.scope.unstructured ? served.filter((t) => t !== 'strategic') : served,
+  );
   const dryRun = parseDryRun(r.query, 'PatchOptions');
   const fieldManager = parseFieldManager(r.query, 'PatchOptions');
   const force = parseForce(r.query);

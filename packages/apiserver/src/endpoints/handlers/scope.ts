@@ -61,4 +61,9 @@ export interface RequestScope {
   logBug?: InternalErrorLogger;
   /** The ServerSideApply feature gate: apply patches and managed fields (on when unset). */
   serverSideApply?: boolean;
+  /**
+   * Custom objects (as 1.21 serves them): JSON and YAML only (Protobuf is 406/415), no strategic merge patch (415),
+   * and the OpenAPI definitions of the CRD's version instead of the kind's schema ids.
+   */
+  unstructured?: { schemaId: string; listSchemaId: string };
 }

@@ -114,6 +114,8 @@ export interface NegotiateOptions {
   allowViews: boolean;
   /** A watch stream: YAML is not offered (as in Kubernetes). */
   stream?: boolean;
+  /** Custom objects: JSON and YAML only, as Kubernetes 1.21 serves them (Protobuf is not acceptable). */
+  noProtobuf?: boolean;
 }
 
 /** Chooses the response format for an Accept header; throws a 406 StatusError when nothing acceptable is served. */
@@ -122,6 +124,7 @@ export function negotiateOutput(accept: string | undefined, o: NegotiateOptions)
     const format = formatOf(r);
     if (!format) continue;
     if (o.stream && format === 'yaml') continue;
+    if (o.noProtobuf && format === 'protobuf') continue;
     const as = r.params.as;
     if (as === undefined) return { format, view: 'object', contentType: CONTENT_TYPES[format] };
     if (!o.allowViews || format === 'protobuf') continue;
@@ -136,7 +139,7 @@ export function negotiateOutput(accept: string | undefined, o: NegotiateOptions)
       viewGroup: group,
     };
   }
-  throw notAcceptable(SUPPORTED_OUTPUT);
+  throw notAcceptable(o.noProtobuf ? SUPPORTED_OUTPUT.filter((t) => t !== PROTOBUF_MEDIA_TYPE) : SUPPORTED_OUTPUT);
 }
 
 /** The body formats of create and update. */
