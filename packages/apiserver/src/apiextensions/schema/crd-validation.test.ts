@@ -633,3 +633,21 @@ describe('validateCRDSchema: the root with the status subresource', () => {
     ]);
   });
 });
+
+describe('validateCRDSchema: malformed input gives errors, never a crash', () => {
+  const inputs: unknown[] = [
+    5,
+    null,
+    [],
+    { type: 'object', properties: 5 },
+    { type: 'object', properties: { a: 'x' } },
+    { type: 'array', items: 'x' },
+    { type: 'object', required: 'a', enum: 'x', allOf: {}, not: 3, additionalProperties: 'no' },
+    { type: 'object', properties: { a: { type: 'string', pattern: '(' } } },
+  ];
+  test.each(inputs.map((i) => [JSON.stringify(i), i]))('%s', (_s, input) => {
+    const errs = validateCRDSchema(input as JSONSchemaProps, PATH, V1);
+    expect(errs.length).toBeGreaterThan(0);
+    expect(errs.every((e) => e.field.startsWith(P))).toBe(true);
+  });
+});

@@ -130,6 +130,16 @@ describe('applyDefaults', () => {
   ];
   test.each(cases)('%s', (_n, schema, obj, want) => expect(defaulted(schema, obj)).toEqual(want));
 
+  test('a field named __proto__ is defaulted as an own field', () => {
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string","default":"x"}}}',
+    ) as JSONSchemaProps;
+    const o: Obj = {};
+    compileSchema(schema).applyDefaults(o);
+    expect(Object.getPrototypeOf(o)).toBe(Object.prototype);
+    expect(JSON.stringify(o)).toBe('{"__proto__":"x"}');
+  });
+
   test('defaults are deep copies', () => {
     const c = compileSchema(
       spec({
