@@ -110,6 +110,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     enableProfiling: collected.profiling?.enableProfiling ?? true,
     shutdownDelayMs: collected.shutdownDelayMs ?? 0,
     livezGracePeriodMs: collected.livezGracePeriodMs ?? 0,
+    goawayChance: collected.goawayChance ?? 0,
     logging: { flush: () => logging.flush() },
     ...(collected.bootstrap ? { bootstrap: collected.bootstrap } : {}),
     serverSideApply: collected.featureGate?.enabled('ServerSideApply') ?? true,

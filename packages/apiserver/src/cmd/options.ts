@@ -36,6 +36,7 @@ export type ApiServerFlagsConfig = Partial<
     | 'eventTtlSeconds'
     | 'shutdownDelayMs'
     | 'livezGracePeriodMs'
+    | 'goawayChance'
     | 'services'
     | 'runtimeConfig'
     | 'priorityAndFairness'
@@ -386,7 +387,7 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
         this.goawayChance,
         (v) => {
           if (v < 0 || v > 0.02) throw new Error('must be between 0 and 0.02');
-          if (v !== 0) throw new Error(`${NOT_SUPPORTED} (the server speaks HTTP/1.1)`);
+          this.goawayChance = v;
         },
       ),
       durationFlag('event-ttl', 'Amount of time to retain events.', this.eventTtlMs, (v) => (this.eventTtlMs = v)),
@@ -527,6 +528,7 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
     };
     config.shutdownDelayMs = this.shutdownDelayMs;
     config.livezGracePeriodMs = this.livezGracePeriodMs;
+    config.goawayChance = this.goawayChance;
     config.bootstrap = {
       endpointReconcilerType: this.endpointReconcilerType,
       apiServerCount: this.apiServerCount,

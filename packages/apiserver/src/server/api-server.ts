@@ -147,6 +147,8 @@ export interface ApiServerConfig {
   shutdownDelayMs: number;
   /** `--livez-grace-period`, ms: for this long after start, `/livez` counts unfinished post-start hooks as passing. */
   livezGracePeriodMs?: number;
+  /** `--goaway-chance`: the fraction of HTTP/2 requests after which the connection gets a GOAWAY. Default 0. */
+  goawayChance?: number;
   /** The logging backend, flushed by the `log` check. Unset: the check only proves the event loop answers. */
   logging?: { flush(): void };
   /**
@@ -278,6 +280,7 @@ export class ApiServer {
       enableProfiling: config.enableProfiling,
       shutdownDelayMs: config.shutdownDelayMs,
       livezGracePeriodMs: config.livezGracePeriodMs ?? 0,
+      goawayChance: config.goawayChance ?? 0,
       logging: config.logging ?? { flush: () => {} },
       notFound: (_req, res) => writeError(res, notFoundPath(), this.serializers),
     });

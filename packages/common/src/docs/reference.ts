@@ -92,7 +92,8 @@ Notes on behaviour where Node.js differs from Go:
   Node.js always binds with SO_REUSEADDR, so \`--permit-address-sharing\` changes nothing.
 - \`--contention-profiling\` is accepted; Node.js has no lock contention profile. \`/debug/pprof/profile?seconds=N\`
   returns a V8 \`.cpuprofile\` and \`/debug/pprof/heap\` a V8 heap snapshot.
-- \`--http2-max-streams-per-connection\` is validated and kept; the servers speak HTTP/1.1 today.
+- The secure port speaks HTTP/2 (ALPN \`h2\`) and HTTP/1.1; upgrades (WebSocket, SPDY) use HTTP/1.1.
+  \`--http2-max-streams-per-connection\` 0 means 250 streams, Go's default.
 - \`--log-dir\` files are named as klog names them and rotate at \`--log-file-max-size\` keeping five old files
   (\`x.log.1\` … \`x.log.5\`); \`--experimental-logging-sanitization\` redacts fields whose names denote secrets
   (password, token, secret, private key, authorization, credential, API key) as \`[REDACTED]\`.

@@ -186,7 +186,7 @@ export class SecureServingOptions extends OptionGroupBase<{ secureServing?: Secu
       ),
       intFlag(
         'http2-max-streams-per-connection',
-        'The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use the default. (The server speaks HTTP/1.1 today; the value applies once HTTP/2 is served.)',
+        'The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use the default (250).',
         this.http2MaxStreamsPerConnection,
         (v) => (this.http2MaxStreamsPerConnection = v),
       ),

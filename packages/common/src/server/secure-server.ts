@@ -1,7 +1,13 @@
 /**
- * The HTTPS server every daemon runs (Kubernetes' `GenericAPIServer` serving part): an express app on
- * `https.createServer` with SNI, serving `/healthz`, `/livez`, `/readyz` (and `/<endpoint>/<check>`), `/metrics`,
- * `/version` and, with profiling, `/debug/pprof/`.
+ * The HTTPS server every daemon runs (Kubernetes' `GenericAPIServer` serving part): an express app on an HTTP/2
+ * server that also speaks HTTP/1.1 (ALPN `h2`, `http/1.1`), with SNI, serving `/healthz`, `/livez`, `/readyz` (and
+ * `/<endpoint>/<check>`), `/metrics`, `/version` and, with profiling, `/debug/pprof/`.
+ *
+ * HTTP/2, as Go's servers offer it: clients that ask for `h2` (kubectl, client-go) multiplex their requests and
+ * watches over one connection, at most `--http2-max-streams-per-connection` at once (0: 250, Go's default); others,
+ * and every upgrade (WebSocket, SPDY), use HTTP/1.1. Handlers see Node's compatibility request and response for
+ * HTTP/2 (`httpVersionMajor` 2), which behave as HTTP/1's; the express routes get them through a second express
+ * app whose request and response prototypes sit on the HTTP/2 ones and which shares the first app's router.
  *
  * Routing order: the in-flight tracker; then the front handler, when the daemon set one ({@link
  * SecureServer.setFrontHandler}: plain functions, no express routing on the hot path; the API server's filter chain
@@ -16,7 +22,13 @@
  */
 import { once } from 'node:events';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import {
+  createSecureServer,
+  Http2ServerRequest,
+  Http2ServerResponse,
+  type Http2SecureServer,
+  type ServerHttp2Session,
+} from 'node:http2';
 import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { type Duplex } from 'node:stream';
 import { createSecureContext, type SecureContext, type SecureContextOptions } from 'node:tls';
@@ -52,12 +64,46 @@ export interface SecureServerOptions {
   livezGracePeriodMs?: number;
   /** Clock for the grace period (epoch ms). */
   now?: () => number;
+  /**
+   * `--goaway-chance`: after this fraction of HTTP/2 requests (picked at random), the connection gets a GOAWAY: its
+   * streams finish and the client opens a new connection, which a load balancer may send to another server
+   * (Kubernetes' `WithProbabilisticGoaway`). HTTP/1.1 connections are left alone. Default 0.
+   */
+  goawayChance?: number;
   /** Longest wait for in-flight requests before connections are closed. Default 60 s. */
   drainTimeoutMs?: number;
   /** Replaces the 404 fallback (the API server answers with a `Status`). */
   notFound?: RequestHandler;
   /** Injected waiting (tests). */
   delay?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** The stream limit of an HTTP/2 connection when `--http2-max-streams-per-connection` is 0 (Go's default). */
+export const DEFAULT_HTTP2_MAX_STREAMS = 250;
+
+/** Headers of HTTP/1 connections, which HTTP/2 forbids (RFC 9113 §8.2.2): Node refuses to send a response with one. */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
+
+/**
+ * The response of an HTTP/2 request: handlers written for HTTP/1 set `Transfer-Encoding: chunked` (a watch) or
+ * `Connection: close`; HTTP/2 frames its streams itself, so those headers are dropped here instead of failing the
+ * response.
+ */
+class Http2Response extends Http2ServerResponse {
+  override setHeader(name: string, value: number | string | readonly string[]): this {
+    if (!CONNECTION_HEADERS.has(name.toLowerCase())) super.setHeader(name, value);
+    return this;
+  }
+
+  override writeHead(statusCode: number, ...rest: unknown[]): this {
+    const last = rest.length - 1;
+    const headers = rest[last];
+    if (headers && typeof headers === 'object' && !Array.isArray(headers))
+      rest[last] = Object.fromEntries(
+        Object.entries(headers).filter(([k]) => !CONNECTION_HEADERS.has(k.toLowerCase())),
+      );
+    return (super.writeHead as (code: number, ...args: unknown[]) => this)(statusCode, ...rest);
+  }
 }
 
 /** A listen or startup failure, naming the address. */
@@ -93,7 +139,11 @@ export class SecureServer {
   private readonly preShutdownHooks: { name: string; hook: () => Promise<void> | void }[] = [];
   private readonly delay: (ms: number, signal: AbortSignal) => Promise<void>;
   private front: NetServer | undefined;
-  private servers: HttpsServer[] = [];
+  private servers: Http2SecureServer[] = [];
+  /** The HTTP/2 sessions open: shutdown sends each a GOAWAY, so clients stop opening streams on them. */
+  private readonly sessions = new Set<ServerHttp2Session>();
+  /** The express app HTTP/2 requests go through: {@link SecureServer.app}'s routes on HTTP/2 prototypes. */
+  private h2app: Express | undefined;
   /** Every accepted socket until it closes, whatever its TLS/HTTP state: shutdown destroys what remains. */
   private readonly sockets = new Set<Socket>();
   private inFlight = 0;
@@ -182,13 +232,42 @@ export class SecureServer {
   /** The request listener: counts the request in flight until its response ends, then hands it on. */
   private readonly onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     this.inFlight++;
-    if (this.isShuttingDown) res.setHeader('Connection', 'close');
+    const h2 = req.httpVersionMajor === 2;
+    // HTTP/2 has no Connection header: shutdown sends its sessions a GOAWAY instead.
+    if (this.isShuttingDown && !h2) res.setHeader('Connection', 'close');
     // 'close' follows 'finish', and comes alone when the client leaves first: one listener sees every end.
     res.once('close', this.requestEnded);
+    // The GOAWAY goes out before this response, so the client knows not to send more on the connection.
+    if (h2 && this.o.goawayChance && Math.random() < this.o.goawayChance)
+      (req as unknown as Http2ServerRequest).stream.session?.close();
+    const app = h2 ? this.http2App() : this.app;
     const front = this.frontHandler;
-    if (front) front(req, res, () => this.app(req, res));
-    else this.app(req, res);
+    if (front) front(req, res, () => app(req, res));
+    else app(req, res);
   };
+
+  /**
+   * The express app for HTTP/2 requests. Express moves every request and response onto its own prototypes, which
+   * derive from HTTP/1's; the compatibility objects of HTTP/2 keep their state behind their own prototypes, so
+   * they get a copy of express's methods on top of those, and the first app's router and settings.
+   */
+  private http2App(): Express {
+    if (this.h2app) return this.h2app;
+    const app = express();
+    const onto = (from: object, proto: object): object =>
+      Object.create(proto, Object.getOwnPropertyDescriptors(Object.getPrototypeOf(from) as object));
+    app.request = Object.create(onto(this.app.request, Http2ServerRequest.prototype), {
+      app: { configurable: true, enumerable: true, writable: true, value: app },
+    }) as Express['request'];
+    app.response = Object.create(onto(this.app.response, Http2Response.prototype), {
+      app: { configurable: true, enumerable: true, writable: true, value: app },
+    }) as Express['response'];
+    const main = this.app as unknown as { settings: object; router: unknown };
+    Object.assign((app as unknown as { settings: object }).settings, main.settings);
+    Object.defineProperty(app, 'router', { configurable: true, get: () => main.router });
+    this.h2app = app;
+    return app;
+  }
 
   private readonly requestEnded = (): void => {
     this.inFlight--;
@@ -291,10 +370,13 @@ export class SecureServer {
       }
       return c;
     };
-    const makeServer = (pair: CertKeyPair): HttpsServer =>
-      createHttpsServer(
+    const makeServer = (pair: CertKeyPair): Http2SecureServer =>
+      createSecureServer(
         {
           ...this.contextOptions(pair),
+          allowHTTP1: true,
+          Http2ServerResponse: Http2Response as unknown as typeof Http2ServerResponse,
+          settings: { maxConcurrentStreams: s.http2MaxStreamsPerConnection || DEFAULT_HTTP2_MAX_STREAMS },
           // Client certificates are asked for, never required: the daemon checks the chain against its own CAs.
           ...(s.clientCA !== undefined ? { requestCert: true, rejectUnauthorized: false } : {}),
           SNICallback: (servername, cb) => {
@@ -308,17 +390,24 @@ export class SecureServer {
             }
           },
         },
-        this.onRequest,
+        // HTTP/1 requests come as IncomingMessage/ServerResponse; HTTP/2 ones as their compatible counterparts.
+        this.onRequest as unknown as (req: Http2ServerRequest, res: Http2ServerResponse) => void,
       );
     const main = makeServer(s.cert);
     // Clients that send no server name get the certificate of the local IP they connected to, when one is named.
-    const byIP = new Map<string, HttpsServer>();
+    const byIP = new Map<string, Http2SecureServer>();
     for (const ip of s.sni.ipNames()) byIP.set(ip, makeServer(s.sni.select(undefined, ip)!));
     this.servers = [main, ...byIP.values()];
     const upgrade = this.upgradeHandler;
     if (upgrade) for (const srv of this.servers) srv.on('upgrade', upgrade);
     for (const srv of this.servers) {
       srv.on('tlsClientError', (err: Error) => this.log.v(4).info('TLS handshake error', { err }));
+      srv.on('session', (session: ServerHttp2Session) => {
+        this.sessions.add(session);
+        session.once('close', () => this.sessions.delete(session));
+        // A session error (a client's protocol violation) ends that session only.
+        session.on('error', (err: Error) => this.log.v(4).info('HTTP/2 session error', { err }));
+      });
       // These servers never listen themselves (the front listener hands them sockets); Node's HTTP server starts
       // its connection tracking, which closeIdleConnections/closeAllConnections need, on 'listening'.
       srv.emit('listening');
@@ -370,8 +459,10 @@ export class SecureServer {
     if ((this.o.shutdownDelayMs ?? 0) > 0) await this.delay(this.o.shutdownDelayMs!, never);
     await preShutdown;
     const closed = this.front ? new Promise<void>((r) => this.front!.close(() => r())) : Promise.resolve();
-    // close() on an HTTP server also closes its idle keep-alive connections.
+    // close() stops the HTTP/1 side and its idle keep-alive connections; HTTP/2 clients get a GOAWAY and open no
+    // more streams on their sessions, which close once their streams end.
     for (const srv of this.servers) srv.close();
+    for (const session of this.sessions) session.close();
     this.controller.abort();
     if (this.inFlight > 0) {
       const timeout = new AbortController();
@@ -381,7 +472,7 @@ export class SecureServer {
       if (this.inFlight > 0)
         this.log.warn('Closing connections with requests still in flight', { inFlight: this.inFlight });
     }
-    for (const srv of this.servers) srv.closeAllConnections();
+    for (const session of this.sessions) session.destroy();
     // Sockets still in their TLS handshake are not the HTTP servers' yet; without this, close() could wait forever.
     for (const socket of this.sockets) socket.destroy();
     await closed;
