@@ -176,37 +176,6 @@ type Inert = [
 const INERT: Inert[] = [
   ['cluster-name', 'string', 'platform', 'The instance prefix for the cluster.'],
   [
-    'cluster-signing-cert-file',
-    'string',
-    '',
-    'PEM-encoded X509 CA certificate used to issue cluster-scoped certificates.',
-  ],
-  [
-    'cluster-signing-key-file',
-    'string',
-    '',
-    'PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates.',
-  ],
-  ['cluster-signing-duration', 'duration', '8760h0m0s', 'The length of duration signed certificates will be given.'],
-  [
-    'cluster-signing-apiserver-client-cert-file',
-    'string',
-    '',
-    'CA certificate for the platform/apiserver-client signer.',
-  ],
-  ['cluster-signing-apiserver-client-key-file', 'string', '', 'CA key for the platform/apiserver-client signer.'],
-  [
-    'cluster-signing-agent-client-cert-file',
-    'string',
-    '',
-    'CA certificate for the platform/apiserver-client-agent signer.',
-  ],
-  ['cluster-signing-agent-client-key-file', 'string', '', 'CA key for the platform/apiserver-client-agent signer.'],
-  ['cluster-signing-agent-serving-cert-file', 'string', '', 'CA certificate for the platform/agent-serving signer.'],
-  ['cluster-signing-agent-serving-key-file', 'string', '', 'CA key for the platform/agent-serving signer.'],
-  ['cluster-signing-legacy-unknown-cert-file', 'string', '', 'CA certificate for the platform/legacy-unknown signer.'],
-  ['cluster-signing-legacy-unknown-key-file', 'string', '', 'CA key for the platform/legacy-unknown signer.'],
-  [
     'configure-cloud-routes',
     'bool',
     'true',

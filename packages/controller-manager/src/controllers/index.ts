@@ -6,6 +6,9 @@ import { type ControllerDefinition } from '../controller';
 import { bootstrapSignerController } from './bootstrapsigner';
 import { clusterRoleAggregationController } from './clusterrole-aggregation';
 import { cronJobController } from './cronjob';
+import { csrApprovingController } from './csrapproving';
+import { csrCleanerController } from './csrcleaner';
+import { csrSigningController } from './csrsigning';
 import { daemonSetController } from './daemonset';
 import { deploymentController } from './deployment';
 import { disruptionController } from './disruption';
@@ -72,4 +75,7 @@ export const CONTROLLERS: readonly ControllerDefinition[] = [
   ephemeralVolumeController,
   persistentVolumeExpanderController,
   attachDetachController,
+  csrSigningController,
+  csrApprovingController,
+  csrCleanerController,
 ];

@@ -5,13 +5,7 @@
  * certificate and conditions other than Approved/Denied (which it keeps); `/approval` writes only the conditions.
  * Conditions get their update and transition times when the writer leaves them out.
  */
-import {
-  type ApiObject,
-  type CertificateSigningRequest,
-  type CertificateSigningRequestCondition,
-  type Kind,
-  SIGNER_NAMES,
-} from '@platform/api';
+import { type ApiObject, type CertificateSigningRequest, type Kind, SIGNER_NAMES } from '@platform/api';
 import {
   type CertificateRequest,
   nodeClientRequestProblem,
@@ -93,13 +87,16 @@ export function csrStatusStrategy(kind: Kind): UpdateStrategy {
     prepareForUpdate(ctx, obj, old) {
       const csr = asCsr(obj);
       const before = asCsr(old);
-      // Approved and Denied conditions are kept as stored; a status writer cannot drop or change them.
-      const isApproval = (c: CertificateSigningRequestCondition): boolean =>
-        c.type === 'Approved' || c.type === 'Denied';
-      const kept = (before.status?.conditions ?? []).filter(isApproval);
-      const others = (csr.status?.conditions ?? []).filter((c) => !isApproval(c));
-      if (kept.length || others.length || csr.status?.conditions) {
-        csr.status = { ...(csr.status ?? {}), conditions: [...kept, ...others] };
+      // Approved and Denied conditions are kept as stored (1.21 `preserveConditionsOfType`): where the body has as
+      // many of a type as the stored object, they are the stored ones; adding or dropping one fails validation.
+      for (const type of ['Approved', 'Denied']) {
+        const stored = (before.status?.conditions ?? []).filter((c) => c.type === type);
+        const given = (csr.status?.conditions ?? []).filter((c) => c.type === type);
+        if (stored.length !== given.length || stored.length === 0) continue;
+        let k = 0;
+        csr.status!.conditions = csr.status!.conditions!.map((c) =>
+          c.type === type ? structuredClone(stored[k++]!) : c,
+        );
       }
       populateConditionTimestamps(ctx, csr, before);
     },
