@@ -1,9 +1,10 @@
 /**
  * The string formats a CRD schema can check (model: kube-openapi's `strfmt.Default` registry, narrowed to the
  * formats 1.21's `StripUnsupportedFormatsPostProcess` keeps for `type: string`; any other format is not checked),
- * and Go-style regular expressions (`pattern`) run as ECMAScript ones.
+ * and `pattern`s, compiled with Go's RE2 syntax (the `re2js` port).
  */
 import { parseIP } from '@platform/api';
+import { RE2JS } from 're2js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const UUID3 = /^[0-9a-f]{8}-[0-9a-f]{4}-3[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -149,31 +150,25 @@ export function formatCheck(format: string | undefined): ((s: string) => boolean
   return FORMATS.get(format.replace(/-/g, ''));
 }
 
-/**
- * Compiles a `pattern` (Go RE2 syntax in Kubernetes) as an ECMAScript regular expression: leading inline flags
- * such as `(?i)` become flags, `\A` and `\z` become anchors; Unicode mode is used when the pattern allows it.
- * Throws the engine's error when the pattern is not a valid expression.
- */
-export function compilePattern(pattern: string): RegExp {
-  let src = pattern;
-  let flags = '';
-  const inline = /^\(\?([imsU]+)\)/.exec(src);
-  if (inline) {
-    src = src.slice(inline[0].length);
-    for (const f of inline[1] as string) if ((f === 'i' || f === 'm' || f === 's') && !flags.includes(f)) flags += f;
-  }
-  src = src.replace(/\\A/g, '^').replace(/\\z/g, '$');
-  try {
-    return new RegExp(src, flags + 'u');
-  } catch {
-    return new RegExp(src, flags);
-  }
+/** A compiled `pattern`: `test` says whether the pattern matches somewhere in a string (Go's `MatchString`). */
+export interface Pattern {
+  test(s: string): boolean;
 }
 
-const PATTERN_CACHE = new Map<string, RegExp | Error>();
+/**
+ * Compiles a `pattern` with Go's regular expression syntax and semantics (RE2, as Kubernetes: `(?i)`, `\z`,
+ * `[[:alpha:]]`, `\pL`), matching in linear time, so that no pattern or value can stall the server. Throws
+ * Go's parse error (`error parsing regexp: missing closing ]: ...`) for an invalid pattern.
+ */
+export function compilePattern(pattern: string): Pattern {
+  const re = RE2JS.compile(pattern);
+  return { test: (s) => re.matcher(s).find() };
+}
+
+const PATTERN_CACHE = new Map<string, Pattern | Error>();
 
 /** {@link compilePattern}, cached; an invalid pattern gives its Error. */
-export function cachedPattern(pattern: string): RegExp | Error {
+export function cachedPattern(pattern: string): Pattern | Error {
   let re = PATTERN_CACHE.get(pattern);
   if (re === undefined) {
     try {

@@ -210,6 +210,19 @@ describe('validate: value keywords', () => {
     ],
     ['pattern with Go inline flags', { type: 'string', pattern: '(?i)^[a-z]+$' }, 'ABC', []],
     [
+      'pattern with POSIX classes',
+      { type: 'string', pattern: '^[[:digit:]]+\\z' },
+      '12a',
+      ['spec.a: Invalid value: "12a": spec.a in body should match \'^[[:digit:]]+\\z\''],
+    ],
+    ['pattern matches anywhere (unanchored)', { type: 'string', pattern: 'b' }, 'abc', []],
+    [
+      'a catastrophic pattern runs in linear time',
+      { type: 'string', pattern: '^(a+)+$' },
+      'a'.repeat(3000) + 'b',
+      [expect.stringMatching(/should match/) as unknown as string],
+    ],
+    [
       'maxLength',
       { type: 'string', maxLength: 3 },
       'abcd',
