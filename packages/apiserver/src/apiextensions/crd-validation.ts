@@ -91,7 +91,13 @@ function validateVersion(
   if (!schema || Object.keys(schema).length === 0) {
     if (!preserve) errs.push(field.required(schemaPath, 'schemas are required'));
   } else {
-    errs.push(...validateCRDSchema(schema, schemaPath, { requireStructural: !preserve, allowDefaults: !preserve }));
+    errs.push(
+      ...validateCRDSchema(schema, schemaPath, {
+        requireStructural: !preserve,
+        allowDefaults: !preserve,
+        statusSubresource: !!v.subresources?.status,
+      }),
+    );
   }
   const scale = v.subresources?.scale;
   if (scale) {

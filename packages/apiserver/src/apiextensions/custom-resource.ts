@@ -411,7 +411,8 @@ export function buildCustomResourceVersion(c: CustomResourceContext): CustomReso
   if (hasStatus) {
     const status = new GenericStore({
       ...definition,
-      updateStrategy: statusStrategy({ validateUpdate: (_ctx, obj) => validateObject(schema, v, obj) }),
+      // Only the status is validated on the status subresource (1.21's status strategy).
+      updateStrategy: statusStrategy({ validateUpdate: (_ctx, obj) => schema.validateStatus(obj as Obj) }),
     });
     out.status = withWarning(new CustomStatusREST(kind, main, status), warning);
   }
