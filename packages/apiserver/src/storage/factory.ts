@@ -5,7 +5,6 @@
  */
 import { resolve } from 'node:path';
 
-import { Etcd3Store } from './etcd3/etcd3-store';
 import { type Store } from './interface';
 import {
   groupResourceKey,
@@ -23,6 +22,9 @@ export async function openStore(servers: string[], config: StorageConfig): Promi
   const sqlite = config.storeWriteTimeoutMs ? { writeTimeoutMs: config.storeWriteTimeoutMs } : {};
   if (servers.length === 0) return SqliteStore.open(resolve(config.defaultSqlitePath), sqlite);
   if (servers[0]!.startsWith('sqlite://')) return SqliteStore.open(parseSqliteUrl(servers[0]!), sqlite);
+  // Loaded here: the etcd client (gRPC and its protocol definitions) is almost half a second of a start on the
+  // embedded store, which never uses it.
+  const { Etcd3Store } = await import('./etcd3/etcd3-store');
   return new Etcd3Store({
     endpoints: servers,
     tls: { caFile: config.storeCaFile, certFile: config.storeCertFile, keyFile: config.storeKeyFile },
