@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { type ClientHttp2Session, connect as http2Connect } from 'node:http2';
 import { Agent, request as httpsRequest } from 'node:https';
 import { join, resolve } from 'node:path';
 
@@ -13,26 +14,61 @@ export interface BenchResponse {
   body: Buffer;
 }
 
-/** An HTTPS client of the server with a keep-alive agent of `sockets` connections, as one user (a bearer token). */
+/**
+ * `BENCH_HTTP=2`: the benchmark clients speak HTTP/2, every request of a client multiplexed on one connection (as
+ * client-go and kubectl do); otherwise HTTP/1.1 on keep-alive connections.
+ */
+export const BENCH_HTTP2 = process.env.BENCH_HTTP === '2';
+
+/** One HTTP/2 connection shared by a client and its `as()` copies, opened again when the server closes it. */
+class Http2Connection {
+  private session: ClientHttp2Session | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly ca: string,
+  ) {}
+
+  get(): ClientHttp2Session {
+    if (!this.session || this.session.closed || this.session.destroyed) {
+      this.session = http2Connect(this.url, { ca: this.ca });
+      this.session.on('error', () => (this.session = undefined));
+    }
+    return this.session;
+  }
+
+  close(): void {
+    this.session?.close();
+  }
+}
+
+/**
+ * An HTTPS client of the server, as one user (a bearer token): a keep-alive agent of `sockets` connections, or one
+ * HTTP/2 connection with {@link BENCH_HTTP2}.
+ */
 export class BenchClient {
   private readonly agent: Agent;
+  private readonly h2: Http2Connection | undefined;
 
   constructor(
     readonly url: string,
     ca: string | Agent,
     sockets: number,
     private readonly token?: string,
+    h2?: Http2Connection,
   ) {
     this.agent = ca instanceof Agent ? ca : new Agent({ keepAlive: true, maxSockets: sockets, ca });
+    this.h2 = h2 ?? (BENCH_HTTP2 && typeof ca === 'string' ? new Http2Connection(url, ca) : undefined);
   }
 
   /** The same connections, as the user of `token`. */
   as(token: string): BenchClient {
-    return new BenchClient(this.url, this.agent, 0, token);
+    return new BenchClient(this.url, this.agent, 0, token, this.h2);
   }
 
   /** `contentType` of the body: JSON unless given (a merge patch, say). */
   request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<BenchResponse> {
+    if (this.h2) return this.request2(this.h2.get(), method, path, body, contentType);
     return new Promise((resolvePromise, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       const req = httpsRequest(
@@ -57,6 +93,31 @@ export class BenchClient {
     });
   }
 
+  private request2(
+    session: ClientHttp2Session,
+    method: string,
+    path: string,
+    body: unknown,
+    contentType: string,
+  ): Promise<BenchResponse> {
+    return new Promise((resolvePromise, reject) => {
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const stream = session.request({
+        ':method': method,
+        ':path': path,
+        ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+        ...(payload ? { 'content-type': contentType } : {}),
+      });
+      let status = 0;
+      const chunks: Buffer[] = [];
+      stream.on('response', (h) => (status = Number(h[':status'])));
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => resolvePromise({ status, body: Buffer.concat(chunks) }));
+      stream.on('error', reject);
+      stream.end(payload);
+    });
+  }
+
   /** `request`, failing unless the status is `want`. */
   async expect(want: number, method: string, path: string, body?: unknown): Promise<BenchResponse> {
     const r = await this.request(method, path, body);
@@ -67,6 +128,7 @@ export class BenchClient {
   }
 
   close(): void {
+    this.h2?.close();
     this.agent.destroy();
   }
 }
