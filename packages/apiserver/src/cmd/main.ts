@@ -29,6 +29,7 @@ import { type AuditFlagsConfig, AuditOptions, TransportOptions } from './audit-o
 import { type AuthenticationFlagsConfig, AuthenticationOptions } from './authentication-options';
 import { AuthorizationOptions } from './authorization-options';
 import { AdmissionOptions, type AdmissionFlagsConfig } from './admission-options';
+import { type AggregatorFlagsConfig, AggregatorOptions } from './aggregator-options';
 import {
   AgentClientOptions,
   type ApiServerFlagsConfig,
@@ -52,6 +53,7 @@ export function apiServerCommand(): { cmd: Command; groups: OptionGroup<never>[]
     new SecurityOptions(),
     new AgentClientOptions(),
     new AdmissionOptions(),
+    new AggregatorOptions(),
     new AuthenticationOptions(),
     new AuditOptions(),
     new TransportOptions(),
@@ -68,6 +70,7 @@ export function apiServerCommand(): { cmd: Command; groups: OptionGroup<never>[]
 
 type Collected = ApiServerFlagsConfig &
   AdmissionFlagsConfig &
+  AggregatorFlagsConfig &
   AuthenticationFlagsConfig & {
     featureGate?: FeatureGate;
     secureServing?: SecureServingInfo;
@@ -133,6 +136,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         }
       : {}),
     ...(collected.authentication ? { authentication: collected.authentication } : {}),
+    ...(collected.aggregator ? { aggregator: collected.aggregator } : {}),
     ...(collected.audit ? { audit: collected.audit } : {}),
     ...(collected.transport ? { transport: collected.transport } : {}),
     ...(collected.authorizer ? { security: { authorizer: collected.authorizer } } : {}),

@@ -641,10 +641,9 @@ function unsupported(
 }
 
 const empty = (raw: string): boolean => raw === '';
-const isFalse = (raw: string): boolean => raw === 'false' || raw === '0';
 
 /**
- * Options of Document 2 for features this server does not have yet (egress selection, aggregator routing, cloud
+ * Options of Document 2 for features this server does not have yet (egress selection, cloud
  * providers): defined with their defaults; any other value is rejected as not
  * supported yet, since each of them changes whom the server trusts or talks to.
  */
@@ -657,14 +656,6 @@ export class SecurityOptions extends OptionGroupBase<ApiServerFlagsConfig> {
     const str = (name: string, usage: string): FlagDef => unsupported(name, 'string', usage, '', empty);
     return [
       str('egress-selector-config-file', 'File with apiserver egress selector configuration.'),
-      unsupported(
-        'enable-aggregator-routing',
-        'bool',
-        'Turns on aggregator routing requests to endpoints IP rather than cluster IP.',
-        'false',
-        isFalse,
-        { noOptDefVal: 'true' },
-      ),
       str('cloud-config', 'The path to the cloud provider configuration file. Empty string for no configuration file.'),
       str('cloud-provider', 'The provider for cloud services. Empty string for no provider.'),
       str(

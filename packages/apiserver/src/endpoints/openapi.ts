@@ -470,3 +470,22 @@ export function buildOpenApi(
 export function decodeOpenApiProtobuf(data: Uint8Array): Json {
   return gnosticTypes().document.toObject(gnosticTypes().document.decode(data), { defaults: false }) as Json;
 }
+
+/**
+ * The Protobuf form of a JSON OpenAPI v2 document (the aggregator encodes the server's document merged with the
+ * extension servers' ones). Throws when the document has a shape the gnostic message cannot hold.
+ */
+export function encodeOpenApi(doc: Record<string, unknown>): Buffer {
+  const definitions = (doc.definitions ?? {}) as Record<string, unknown>;
+  const pb = gnosticTypes()
+    .document.encode({
+      swagger: '2.0',
+      info: doc.info,
+      paths: gnosticPaths((doc.paths ?? {}) as Record<string, PathItem>),
+      definitions: {
+        additional_properties: Object.entries(definitions).map(([name, d]) => ({ name, value: toGnostic(d as Json) })),
+      },
+    })
+    .finish();
+  return Buffer.from(pb);
+}

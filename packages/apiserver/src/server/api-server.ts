@@ -26,6 +26,7 @@ import {
 import { type Logger, namedCheck, SecureServer, type SecureServingInfo } from '@platform/common';
 import { type WebSocket, WebSocketServer } from 'ws';
 
+import { Aggregator, type AggregatorConfig } from '../aggregator/aggregator';
 import { type Authentication } from '../auth/authentication/authentication';
 import { discoveryHandler } from '../auth/authentication/discovery';
 import { objectReader } from '../auth/authentication/objects';
@@ -176,6 +177,11 @@ export interface ApiServerConfig {
   admission?: AdmissionConfig;
   /** `--agent-*`: how `pods/log`, `pods/exec`, `pods/attach` and `pods/portforward` reach node agents. */
   agentClient?: AgentClientConfig;
+  /**
+   * The aggregation layer: `--enable-aggregator-routing`, and the proxy client certificate when it is not the
+   * admission one (`--proxy-client-cert-file`); the user headers are `--requestheader-*`'s.
+   */
+  aggregator?: AggregatorConfig;
   /** `--enable-priority-and-fairness` with the APIPriorityAndFairness gate: queuing replaces max-in-flight. Unset: off. */
   priorityAndFairness?: boolean;
   /** Injectable clock (tests). */
@@ -259,6 +265,8 @@ export class ApiServer {
   private priorityAndFairness: PriorityAndFairness | undefined;
   /** The bootstrap controller and RBAC reconciler (set by `installChecks`). */
   bootstrap!: Bootstrap;
+  /** The aggregation layer: APIServices, proxying to extension servers, merged discovery (set by `create`). */
+  aggregator!: Aggregator;
   /** `--agent-*`: the credentials files are read at start, so a bad one fails it. */
   private readonly agentTransport: AgentTransport;
 
@@ -325,6 +333,7 @@ export class ApiServer {
       const server = new ApiServer(config, factory, storeOf);
       await server.installAudit();
       server.installResources();
+      server.installAggregator();
       server.installChain();
       server.installUpgrades();
       server.installChecks();
@@ -516,6 +525,7 @@ export class ApiServer {
     if (throttle) filters.push(throttle);
     filters.push(authorization(this.authorizer, this.serializers, log));
     filters.push(discoveryHandler(this.config.authentication?.discovery));
+    filters.push(this.aggregator.filter());
     let openapi: OpenApiDocument | undefined;
     filters.push((req, res, next) => {
       const info = getRequestInfo(req);
@@ -587,6 +597,30 @@ export class ApiServer {
     return apf.filter();
   }
 
+  /** The aggregation layer (`../aggregator`): its filter comes after authorization, its hooks start with the server. */
+  private installAggregator(): void {
+    const proxyClientCert = this.config.aggregator?.proxyClientCert ?? this.config.admission?.settings.proxyClientCert;
+    const requestHeader = this.config.authentication?.config.requestHeader;
+    this.aggregator = new Aggregator(
+      {
+        ...this.config.aggregator,
+        ...(proxyClientCert ? { proxyClientCert } : {}),
+        ...(requestHeader ? { requestHeader } : {}),
+      },
+      {
+        installer: this.installer,
+        scheme: this.scheme,
+        secure: this.secure,
+        serializers: this.serializers,
+        lookup: (group, resource) => this.stores.get(`${group}/${resource}`),
+        localOpenApi: () => buildOpenApi(this.scheme, 'v1.21.0', this.installer.openApiResources()),
+        log: this.config.logger,
+        now: this.now,
+      },
+    );
+    this.aggregator.install();
+  }
+
   /**
    * Upgrades: watches over WebSocket (accepted, then dispatched like any other watch), and the exec, attach and
    * port-forward subresources of pods (authenticated and authorized here, then spliced to the node agent).
@@ -597,7 +631,8 @@ export class ApiServer {
       const info = getRequestInfo(req);
       const connect = info.isResourceRequest ? this.installer.scopeFor(info)?.storage : undefined;
       const isConnect = connect instanceof PodConnectREST;
-      if (!info.isResourceRequest || (info.verb !== 'watch' && !isConnect)) {
+      const isAggregated = this.aggregator.handlesUpgrade(req);
+      if (!isAggregated && (!info.isResourceRequest || (info.verb !== 'watch' && !isConnect))) {
         socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\nonly watches are served over WebSocket\n');
         return;
       }
@@ -614,6 +649,10 @@ export class ApiServer {
         const audited = this.auditor ? await auditUpgrade(this.auditor, req, refuse) : undefined;
         if (audited === false) return;
         if (!(await authorizeRequest(this.authorizer, req, audited?.refuse ?? refuse, log))) return;
+        if (isAggregated) {
+          this.aggregator.upgrade(req, socket, head);
+          return;
+        }
         if (isConnect) {
           const user = getUser(req);
           const ctx: RequestContext = {
