@@ -68,6 +68,18 @@ describe('prune', () => {
       { spec: { b: null, c: null } },
     ],
     [
+      "an embedded resource's metadata keeps only ObjectMeta's fields",
+      spec({
+        e: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+      }),
+      {
+        spec: {
+          e: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { a: 'b' }, bogus: 1 }, spec: { x: 1 } },
+        },
+      },
+      { spec: { e: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { a: 'b' } }, spec: { x: 1 } } } },
+    ],
+    [
       '__proto__ is an ordinary unknown field',
       spec({}),
       JSON.parse('{"spec":{"__proto__":{"x":1}}}') as Obj,

@@ -7,20 +7,60 @@ import { type Schema, additionalSchema, deepCopyJSON, isObject, setKey } from '.
 
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
+/** The fields of ObjectMeta (`metav1.ObjectMeta` of 1.21): an embedded resource's metadata keeps only these. */
+const OBJECT_META_FIELDS = new Set([
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'clusterName',
+  'managedFields',
+]);
+
 /**
  * Removes the fields of `x` that `s` does not specify. `root`: `x` is a whole object, whose apiVersion, kind and
- * metadata are kept (as for `x-kubernetes-embedded-resource`).
+ * metadata are kept (as for `x-kubernetes-embedded-resource`; the caller coerces the root metadata).
  */
 export function prune(x: unknown, s: Schema | undefined, root: boolean): void {
-  if (root) s = { ...(s ?? {}), 'x-kubernetes-embedded-resource': true };
-  pruneNode(x, s);
+  if (!root) {
+    pruneNode(x, s);
+    return;
+  }
+  const rootSchema: Schema = { ...(s ?? {}), 'x-kubernetes-embedded-resource': true };
+  if (rootSchema['x-kubernetes-preserve-unknown-fields']) skipPrune(x, rootSchema);
+  else pruneObject(x, rootSchema);
+}
+
+/**
+ * The metadata of an embedded resource as 1.21 stores it (its round trip through ObjectMeta in `objectmeta.Coerce`):
+ * fields ObjectMeta does not have are dropped.
+ */
+function coerceEmbeddedMetadata(x: Record<string, unknown>): void {
+  const meta = x.metadata;
+  if (!isObject(meta)) return;
+  for (const k of Object.keys(meta)) if (!OBJECT_META_FIELDS.has(k)) delete meta[k];
 }
 
 function pruneNode(x: unknown, s: Schema | undefined): void {
+  if (isObject(x) && s?.['x-kubernetes-embedded-resource']) coerceEmbeddedMetadata(x);
   if (s?.['x-kubernetes-preserve-unknown-fields']) {
     skipPrune(x, s);
     return;
   }
+  pruneObject(x, s);
+}
+
+function pruneObject(x: unknown, s: Schema | undefined): void {
   if (isObject(x)) {
     if (!s) {
       for (const k of Object.keys(x)) delete x[k];
