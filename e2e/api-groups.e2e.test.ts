@@ -201,6 +201,44 @@ const RESOURCES: [string, string, boolean, Record<string, unknown>, (o: Record<s
     { storageClassName: 'fast', capacity: '10Gi' },
     (o) => (o.capacity = '20Gi'),
   ],
+  [
+    'rbac.authorization.platform/v1beta1',
+    'clusterroles',
+    false,
+    { rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] },
+    (o) => ((o.metadata as { labels?: object }).labels = { a: 'b' }),
+  ],
+  [
+    'rbac.authorization.platform/v1beta1',
+    'rolebindings',
+    true,
+    { roleRef: { apiGroup: 'rbac.authorization.platform', kind: 'ClusterRole', name: 'view' }, subjects: [] },
+    (o) => ((o.metadata as { labels?: object }).labels = { a: 'b' }),
+  ],
+  ['scheduling.platform/v1beta1', 'priorityclasses', false, { value: 100 }, (o) => (o.description = 'changed')],
+  [
+    'coordination.platform/v1beta1',
+    'leases',
+    true,
+    { spec: { holderIdentity: 'a', leaseDurationSeconds: 10 } },
+    (o) => ((o.spec as { holderIdentity: string }).holderIdentity = 'b'),
+  ],
+  [
+    'events.platform/v1beta1',
+    'events',
+    true,
+    {
+      eventTime: '2026-11-24T01:00:00.000000Z',
+      reportingController: 'platform.io/scheduler',
+      reportingInstance: 'scheduler-1',
+      action: 'Binding',
+      reason: 'Scheduled',
+      regarding: { kind: 'Pod', namespace: 'default', name: 'web' },
+      note: 'assigned',
+      type: 'Normal',
+    },
+    (o) => ((o.metadata as { labels?: object }).labels = { a: 'b' }),
+  ],
 ];
 
 const KINDS: Record<string, string> = {
@@ -213,6 +251,11 @@ const KINDS: Record<string, string> = {
   csinodes: 'CSINode',
   volumeattachments: 'VolumeAttachment',
   csistoragecapacities: 'CSIStorageCapacity',
+  clusterroles: 'ClusterRole',
+  rolebindings: 'RoleBinding',
+  priorityclasses: 'PriorityClass',
+  leases: 'Lease',
+  events: 'Event',
 };
 
 function collection(gv: string, plural: string, namespaced: boolean): string {
@@ -444,6 +487,26 @@ describe('--runtime-config', () => {
     expect(of('extensions')).toEqual([['v1beta1'], 'v1beta1']);
     expect(of('node.platform')).toEqual([['v1', 'v1beta1'], 'v1']);
     expect(of('storage.platform')).toEqual([['v1', 'v1beta1'], 'v1']);
+    for (const g of [
+      'rbac.authorization.platform',
+      'scheduling.platform',
+      'coordination.platform',
+      'events.platform',
+      'authentication.platform',
+    ]) {
+      expect([g, of(g)]).toEqual([g, [['v1', 'v1beta1'], 'v1']]);
+    }
+  });
+
+  it('reviews tokens in authentication.platform/v1beta1', async () => {
+    const r = await server.request('POST', '/apis/authentication.platform/v1beta1/tokenreviews', {
+      body: { apiVersion: 'authentication.platform/v1beta1', kind: 'TokenReview', spec: { token: 'x' } },
+    });
+    expect([r.status, r.json.apiVersion, r.json.status?.authenticated ?? false]).toEqual([
+      201,
+      'authentication.platform/v1beta1',
+      false,
+    ]);
   });
 });
 

@@ -25,6 +25,16 @@ import {
   MutatingWebhookConfigurationKind,
   ValidatingWebhookConfigurationKind,
 } from './admissionregistration/v1/webhook';
+import {
+  ClusterRoleBindingV1beta1Kind,
+  ClusterRoleV1beta1Kind,
+  EventsV1beta1EventKind,
+  LeaseV1beta1Kind,
+  PriorityClassV1beta1Kind,
+  RoleBindingV1beta1Kind,
+  RoleV1beta1Kind,
+  TokenReviewV1beta1Kind,
+} from './beta-versions';
 import { CustomResourceDefinitionKind } from './apiextensions/v1/custom-resource-definition';
 import { CustomResourceDefinitionV1beta1Kind } from './apiextensions/v1beta1/custom-resource-definition';
 import { APIServiceKind, APIServiceV1beta1Kind } from './apiregistration/apiservice';
@@ -134,6 +144,7 @@ export { ingressToV1, ingressToV1beta1 } from './networking/convert';
 export * from './node/runtime-class';
 export * from './storage/storage';
 export { kindInVersion } from './versions';
+export * from './beta-versions';
 export * from './apiregistration/apiservice';
 export * from './flowcontrol/v1beta1/flowcontrol';
 export * from './apiextensions/v1/custom-resource-definition';
@@ -182,9 +193,11 @@ export const BUILTIN_KINDS = [
   StatefulSetKind,
   // events.platform/v1
   EventsV1EventKind,
+  EventsV1beta1EventKind,
   // authentication.platform/v1
   TokenReviewKind,
   TokenRequestKind,
+  TokenReviewV1beta1Kind,
   // authorization.platform/v1
   LocalSubjectAccessReviewKind,
   SelfSubjectAccessReviewKind,
@@ -215,6 +228,10 @@ export const BUILTIN_KINDS = [
   ClusterRoleKind,
   RoleBindingKind,
   RoleKind,
+  ClusterRoleBindingV1beta1Kind,
+  ClusterRoleV1beta1Kind,
+  RoleBindingV1beta1Kind,
+  RoleV1beta1Kind,
   // storage.platform/v1, storage.platform/v1beta1
   CSIDriverKind,
   CSINodeKind,
@@ -233,8 +250,10 @@ export const BUILTIN_KINDS = [
   CustomResourceDefinitionV1beta1Kind,
   // scheduling.platform/v1
   PriorityClassKind,
+  PriorityClassV1beta1Kind,
   // coordination.platform/v1
   LeaseKind,
+  LeaseV1beta1Kind,
   // node.platform/v1, node.platform/v1beta1
   RuntimeClassKind,
   RuntimeClassV1beta1Kind,

@@ -3,6 +3,7 @@
  * (Protobuf round trips, structural validation). Values avoid non-pointer zero values (`false`, `0`, `''`), which
  * Protobuf reads back as unset, as Go's `omitempty` JSON does.
  */
+import { BETA_COPIES } from '../beta-versions';
 import { CERTIFICATES_SAMPLES } from './certificates-samples';
 import { FLOWCONTROL_SAMPLES } from './flowcontrol-samples';
 import { NETWORKING_STORAGE_SAMPLES } from './networking-storage-samples';
@@ -1019,3 +1020,6 @@ export const SAMPLES: Record<string, Record<string, unknown>> = {
   ...CERTIFICATES_SAMPLES,
   ...NETWORKING_STORAGE_SAMPLES,
 };
+
+// A beta version with the GA fields shares the GA kind's sample.
+for (const [ga, beta] of BETA_COPIES) SAMPLES[beta] = SAMPLES[ga]!;
