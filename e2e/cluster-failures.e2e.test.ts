@@ -31,7 +31,7 @@ function platform(args: string[]): { status: number | null; stdout: string; stde
 
 interface ClusterJson {
   pid: number;
-  daemons: { name: string; pid?: number }[];
+  daemons: { name: string; pid?: number; health?: string }[];
 }
 
 function clusterJson(): ClusterJson {
@@ -181,6 +181,10 @@ it('lists every daemon in platform status, healthy, with its memory and the lead
   process.stdout.write(`${out}\n`);
   for (const d of ['apiserver', 'node-agent', 'simulated-nodes'])
     expect(out).toMatch(new RegExp(`^${d}\\s+pid \\d+\\s+healthy\\s+rss \\d+ MiB`, 'm'));
+  // The simulated nodes' agent is judged by its own health check, not by its process running.
+  expect(clusterJson().daemons.find((d) => d.name === 'simulated-nodes')?.health).toMatch(
+    /^http:\/\/127\.0\.0\.1:\d+\/healthz$/,
+  );
   await waitFor(
     'the controller manager and the scheduler to lead',
     async () => {

@@ -5,7 +5,8 @@
  * `platform status`, `logs` and a second `up` on the same directory are checked on the running cluster.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -145,6 +146,58 @@ it('registers its node as Ready', async () => {
     120_000,
   );
 }, 180_000);
+
+/** A GET of the node agent's `/pods`: its status code, with or without a client certificate; the agent's certificate is checked. */
+function agentGet(port: number, client?: { cert: string; key: string }): Promise<number> {
+  const pki = join(stateDir, 'pki');
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/pods',
+        // The agent serves a certificate of the cluster CA, issued for 127.0.0.1.
+        ca: readFileSync(join(pki, 'ca.crt')),
+        ...(client ? { cert: readFileSync(client.cert), key: readFileSync(client.key) } : {}),
+        agent: false,
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+it('serves kubectl logs and exec through the node agent, which refuses anonymous requests', async () => {
+  ok(k(['run', 'hello', '--image=busybox', '--', 'sh', '-c', 'echo hello-from-pod; sleep 3600']));
+  await waitFor(
+    'pod hello Running',
+    async () => k(['get', 'pod', 'hello', '-o', 'jsonpath={.status.phase}']).stdout.trim() === 'Running',
+    180_000,
+  );
+  // The API server reaches the agent with its own client certificate (--agent-client-certificate).
+  await waitFor('kubectl logs hello', async () => k(['logs', 'hello']).stdout.includes('hello-from-pod'), 60_000);
+  expect(ok(k(['exec', 'hello', '--', 'echo', 'exec-ok'])).trim()).toBe('exec-ok');
+
+  const port = Number(
+    ok(k(['get', 'node', 'e2e-node', '-o', 'jsonpath={.status.daemonEndpoints.kubeletEndpoint.Port}'])).trim(),
+  );
+  expect(port).toBeGreaterThan(0);
+  // No anonymous requests: a secure kubelet's --anonymous-auth=false.
+  expect(await agentGet(port)).toBe(401);
+  // The API server's certificate (a cluster administrator's, checked by the agent through a SubjectAccessReview).
+  const pki = join(stateDir, 'pki');
+  expect(
+    await agentGet(port, {
+      cert: join(pki, 'apiserver-agent-client.crt'),
+      key: join(pki, 'apiserver-agent-client.key'),
+    }),
+  ).toBe(200);
+  ok(k(['delete', 'pod', 'hello', '--wait=false']));
+}, 300_000);
 
 it('runs a Deployment to running containers, scales it, rolls it out and back, and deletes it', async () => {
   ok(k(['create', 'namespace', 'shop']));

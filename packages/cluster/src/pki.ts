@@ -3,11 +3,11 @@
  * serving certificate (with its CA), the service account signing key, one token per identity (the admin, the
  * controller manager, the scheduler, each node agent), and a client configuration in kubeconfig format for each.
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { ensureSelfSignedCertKey } from '@platform/common';
+import type { IssueOptions, PemPair } from '@platform/common';
 import * as yaml from 'js-yaml';
 
 /** The files of a local cluster. */
@@ -23,6 +23,14 @@ export interface ClusterFiles {
   /** The admin client configuration. */
   kubeconfig: string;
   store: string;
+  /**
+   * The cluster's CA (`ca.crt`, `ca.key`): it signs each node agent's serving certificate and the API server's client
+   * certificate for the agents, so each side verifies the other (the agents' `--client-ca-file`, the API server's
+   * `--agent-certificate-authority`).
+   */
+  clusterCa: { certFile: string; keyFile: string };
+  /** The API server's client certificate for the node agents (`--agent-client-certificate`, `--agent-client-key`). */
+  agentClient: { certFile: string; keyFile: string };
   /** The key that signs service account tokens (`--service-account-signing-key-file`). */
   serviceAccountKey: string;
   /** Each daemon's output. */
@@ -43,6 +51,11 @@ export function clusterFiles(dir: string): ClusterFiles {
     tokenAuthFile: join(dir, 'tokens.csv'),
     kubeconfig: join(dir, 'admin.conf'),
     store: join(dir, 'state.db'),
+    clusterCa: { certFile: join(dir, 'pki', 'ca.crt'), keyFile: join(dir, 'pki', 'ca.key') },
+    agentClient: {
+      certFile: join(dir, 'pki', 'apiserver-agent-client.crt'),
+      keyFile: join(dir, 'pki', 'apiserver-agent-client.key'),
+    },
     serviceAccountKey: join(dir, 'pki', 'service-account.key'),
     logDir: join(dir, 'logs'),
     stateFile: join(dir, 'cluster.json'),
@@ -99,11 +112,17 @@ export async function ensureCredentials(
   /** More names the API servers' certificate is valid for (`apiserver1` in docker compose). */
   alternateDNS: readonly string[] = [],
 ): Promise<Map<string, string>> {
-  await ensureSelfSignedCertKey(f.pkiDir, 'apiserver', {
-    host,
-    alternateDNS: ['localhost', ...alternateDNS],
-    alternateIPs: ['127.0.0.1'],
-  });
+  const serving = { certFile: join(f.pkiDir, 'apiserver.crt'), keyFile: join(f.pkiDir, 'apiserver.key') };
+  const names = [host, 'localhost', '127.0.0.1', ...alternateDNS];
+  if (!usablePair(serving, names)) {
+    if (existsSync(serving.certFile)) rmPair(serving);
+    const { ensureSelfSignedCertKey } = await import('@platform/common');
+    await ensureSelfSignedCertKey(f.pkiDir, 'apiserver', {
+      host,
+      alternateDNS: ['localhost', ...alternateDNS],
+      alternateIPs: ['127.0.0.1'],
+    });
+  }
   mkdirSync(f.pkiDir, { recursive: true });
   if (!existsSync(f.serviceAccountKey)) {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -147,3 +166,71 @@ export function writeKubeconfig(f: ClusterFiles, server: string, token: string, 
   writeFileSync(path, yaml.dump(config), { mode: 0o600 });
   return path;
 }
+
+/** A certificate file and its key file. */
+export interface PairFiles {
+  certFile: string;
+  keyFile: string;
+}
+
+/** A day: a certificate that expires sooner is made again at start. */
+const RENEW_BEFORE_MS = 24 * 3600 * 1000;
+
+/**
+ * Whether the pair exists, its key matches, it is valid for another day, covers `names` (DNS names or IPs), and (with
+ * `issuer`) was signed by that CA. Node's own X509 parser: a start that reuses its certificates loads no X.509 library.
+ */
+function usablePair(p: PairFiles, names: readonly string[] = [], issuer?: X509Certificate): boolean {
+  if (!existsSync(p.certFile) || !existsSync(p.keyFile)) return false;
+  try {
+    const cert = new X509Certificate(readFileSync(p.certFile));
+    if (!cert.checkPrivateKey(createPrivateKey(readFileSync(p.keyFile)))) return false;
+    if (new Date(cert.validTo).getTime() < Date.now() + RENEW_BEFORE_MS) return false;
+    if (issuer && !cert.verify(issuer.publicKey)) return false;
+    return names.every((n) => (/^[\d.]+$|:/.test(n) ? cert.checkIP(n) : cert.checkHost(n)) !== undefined);
+  } catch {
+    return false;
+  }
+}
+
+function rmPair(p: PairFiles): void {
+  for (const file of [p.certFile, p.keyFile]) if (existsSync(file)) renameSync(file, `${file}.old`);
+}
+
+function writePair(p: PairFiles, pem: PemPair): void {
+  for (const [file, data, mode] of [
+    [p.keyFile, pem.keyPem, 0o600],
+    [p.certFile, pem.certPem, 0o644],
+  ] as const) {
+    writeFileSync(`${file}.tmp`, data, { mode });
+    renameSync(`${file}.tmp`, file);
+  }
+}
+
+/**
+ * The cluster CA, made once and kept (a new one would invalidate every certificate it signed, which are then made
+ * again); returns it with its key.
+ */
+export async function ensureClusterCa(f: ClusterFiles): Promise<PemPair> {
+  mkdirSync(f.pkiDir, { recursive: true });
+  if (!usablePair(f.clusterCa)) {
+    const { generateCertificateAuthority } = await import('@platform/common');
+    writePair(f.clusterCa, await generateCertificateAuthority(`platform-ca@${Math.floor(Date.now() / 1000)}`));
+  }
+  return { certPem: readFileSync(f.clusterCa.certFile, 'utf8'), keyPem: readFileSync(f.clusterCa.keyFile, 'utf8') };
+}
+
+/**
+ * A certificate signed by the cluster CA, kept while it is still valid for its names and signed by the current CA,
+ * otherwise issued again. `o.dns`/`o.ips` are the names it must cover.
+ */
+export async function ensureIssued(ca: PemPair, p: PairFiles, o: IssueOptions): Promise<PairFiles> {
+  if (!usablePair(p, [...(o.dns ?? []), ...(o.ips ?? [])], new X509Certificate(ca.certPem))) {
+    const { issueCertificate } = await import('@platform/common');
+    writePair(p, await issueCertificate(ca, o));
+  }
+  return p;
+}
+
+/** Who the API server is to the node agents: a cluster administrator (as kubeadm's `apiserver-kubelet-client`). */
+export const AGENT_CLIENT = { commonName: 'platform-apiserver-agent-client', organizations: ['system:masters'] };

@@ -23,8 +23,8 @@ export interface DaemonSpec {
   exec?: boolean;
   args: string[];
   /**
-   * The health URL (200 = healthy); HTTPS is not verified (local daemons with self-signed certificates). Without one
-   * (the node agent of simulated nodes serves nothing), a running process counts as healthy.
+   * The health URL (200 = healthy); HTTPS is not verified (local daemons with self-signed certificates). Without one,
+   * a running process counts as healthy.
    */
   health?: string;
   /** Restarted when it exits on its own. */

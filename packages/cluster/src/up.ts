@@ -10,13 +10,18 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import { ensureAnonymousDiscovery } from './anonymous-discovery';
+import { type Balancer, startBalancer } from './balancer';
 import {
   ADMIN,
+  AGENT_CLIENT,
   clusterFiles,
   CONTROLLER_MANAGER,
+  ensureClusterCa,
   ensureCredentials,
+  ensureIssued,
   type Identity,
   nodeIdentity,
+  type PairFiles,
   SCHEDULER,
   SIMULATED_NODES,
   writeKubeconfig,
@@ -267,6 +272,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
   };
 
   let code = 0;
+  let balancer: Balancer | undefined;
   try {
     const host = o.bindAddress === '0.0.0.0' ? '127.0.0.1' : o.bindAddress;
     const taken = new Set<number>();
@@ -283,6 +289,15 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
     const identities: Identity[] = [ADMIN, CONTROLLER_MANAGER, SCHEDULER, node];
     if (o.simulateNodes > 0) identities.push(SIMULATED_NODES);
     const tokens = await ensureCredentials(f, host, identities);
+    const ca = await ensureClusterCa(f);
+    await ensureIssued(ca, f.agentClient, { ...AGENT_CLIENT, usage: 'client' });
+    /** The node agent's serving certificate, signed by the cluster CA that the API server checks it with. */
+    const agentServing = (name: string, nodeName: string): Promise<PairFiles> =>
+      ensureIssued(
+        ca,
+        { certFile: join(f.pkiDir, `${name}-serving.crt`), keyFile: join(f.pkiDir, `${name}-serving.key`) },
+        { commonName: `system:node:${nodeName}`, usage: 'server', dns: [nodeName, 'localhost'], ips: ['127.0.0.1'] },
+      );
     const urls = apiPorts.map((p) => `https://${host}:${p}`);
     writeKubeconfig(f, urls[0]!, tokens.get(ADMIN.name)!);
 
@@ -305,6 +320,24 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
         io.err(`platform: could not open discovery to anonymous requests: ${String(err)}`);
       }
       return true;
+    };
+
+    /**
+     * A node agent's server as a kubelet's is secured: no anonymous requests; the API server (and any client) proves
+     * who it is by a certificate of the cluster CA or a token that the API server reviews, and the API server decides
+     * what it may do (SubjectAccessReview on `nodes/proxy` and the like); the agent serves with a certificate of that
+     * CA, which the API server checks (`--agent-certificate-authority`).
+     */
+    const secureAgentArgs = async (name: string, nodeName: string): Promise<string[]> => {
+      const serving = await agentServing(name, nodeName);
+      return [
+        '--anonymous-auth=false',
+        `--client-ca-file=${f.clusterCa.certFile}`,
+        '--authentication-token-webhook=true',
+        '--authorization-mode=Webhook',
+        `--tls-cert-file=${serving.certFile}`,
+        `--tls-private-key-file=${serving.keyFile}`,
+      ];
     };
 
     /**
@@ -374,7 +407,11 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
         {
           id: node,
           name: 'node-agent',
-          extra: [...runtime.args, `--hostname-override=${o.nodeName}`],
+          extra: [
+            ...runtime.args,
+            `--hostname-override=${o.nodeName}`,
+            ...(await secureAgentArgs('node-agent', o.nodeName)),
+          ],
           detail: `node ${o.nodeName}, ${runtime.label} runtime`,
         },
       ];
@@ -385,8 +422,12 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
           extra: [`--simulate-nodes=${o.simulateNodes}`, `--hostname-override=${o.nodeName}-sim`],
           detail: `${o.simulateNodes} simulated node(s)`,
         });
+      // With several API servers, the node agents (one each, unlike the controller managers and schedulers) reach
+      // them through a balancer that fails over, so that losing any one API server leaves the nodes working.
+      if (o.servers > 1) balancer = await startBalancer(host, apiPorts);
+      const agentServer = balancer ? `https://127.0.0.1:${balancer.port}` : urls[0]!;
       for (const a of agents) {
-        const conf = writeKubeconfig(f, urls[0]!, tokens.get(a.id.name)!, a.id);
+        const conf = writeKubeconfig(f, agentServer, tokens.get(a.id.name)!, a.id);
         const port = await pickPort(preferred(10250), taken);
         const healthzPort = await pickPort(preferred(10248), taken);
         specs.push([
@@ -396,8 +437,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
             bin: binOf('node-agent', 'platform-node-agent'),
             restart: !o.keepDown?.includes(a.name),
             essential: false,
-            // Simulated nodes serve no health check (nor any port): their process running is their health.
-            ...(a.id === SIMULATED_NODES ? {} : { health: `http://127.0.0.1:${healthzPort}/healthz` }),
+            health: `http://127.0.0.1:${healthzPort}/healthz`,
             args: [
               `--clientconfig=${conf}`,
               '--node-ip=127.0.0.1',
@@ -466,9 +506,10 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
       storeServers = ports.map((p) => `http://127.0.0.1:${p.client}`).join(',');
     }
 
-    // The API servers: the first alone (it writes the shared certificates and bootstraps the policy every other
-    // daemon's identity needs), then everything else at once: the daemons are separate processes, and each one's start
-    // (mostly loading its modules) is on the path to ready; each of them waits for and retries the API on its own.
+    // The first API server and, at the same time, every controller manager, scheduler and node agent: each is its own
+    // process whose start (mostly loading its modules) is on the path to ready, and each waits for and retries the
+    // API on its own. The other API servers wait for the first, which bootstraps the policy (several at once would
+    // race to write it).
     const apiName = (i: number): string => (o.servers > 1 ? `apiserver-${i + 1}` : 'apiserver');
     const apiSpec = (i: number, port: number): DaemonSpec => ({
       name: apiName(i),
@@ -488,15 +529,22 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
         `--service-account-issuer=${urls[0]}`,
         `--service-account-key-file=${f.serviceAccountKey}`,
         `--service-account-signing-key-file=${f.serviceAccountKey}`,
+        // pods/log, exec, attach and port-forward reach the node agents with this identity, and check theirs.
+        `--agent-client-certificate=${f.agentClient.certFile}`,
+        `--agent-client-key=${f.agentClient.keyFile}`,
+        `--agent-certificate-authority=${f.clusterCa.certFile}`,
+        // Every node of this machine is at 127.0.0.1, for which its certificate is issued; its name need not resolve.
+        '--agent-preferred-address-types=InternalIP,Hostname,InternalDNS,ExternalDNS,ExternalIP',
         ...(o.servers > 1 ? ['--endpoint-reconciler-type=lease'] : []),
         ...extra('apiserver'),
       ],
     });
-    const rest: Promise<boolean>[] = [];
-    if (!stopping && (await bring(apiSpec(0, apiPorts[0]!), urls[0]!, true))) {
+    const clients = stopping ? [] : await clientDaemons();
+    const first = bring(apiSpec(0, apiPorts[0]!), urls[0]!, true);
+    const rest = clients.map(([spec, detail]) => bring(spec, detail, false));
+    if (await first) {
       rest.push(openDiscovery());
       for (const [i, port] of apiPorts.entries()) if (i > 0) rest.push(bring(apiSpec(i, port), urls[i]!, true));
-      rest.push(...(await clientDaemons()).map(([spec, detail]) => bring(spec, detail, false)));
     }
     await Promise.all(rest);
 
@@ -539,6 +587,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
     } else state.phase = 'stopping';
     if (supervisor.daemons.size) save();
     await supervisor.stopAll();
+    await balancer?.close();
     if (fatal) save();
     else clearState(f.stateFile, process.pid);
     releaseLock(f.lockFile, process.pid);
