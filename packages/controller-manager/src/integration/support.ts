@@ -70,24 +70,31 @@ export interface ApiServer {
  * Starts the API server binary on a free port, with a token file of one admin and a client configuration.
  * `nodeOptions` (space-separated) are given to its Node.js (`--cpu-prof` for the benchmark).
  */
-export async function startApiServer(nodeOptions?: string, extraArgs: string[] = []): Promise<ApiServer> {
+export async function startApiServer(
+  nodeOptions?: string,
+  extraArgs: string[] | ((dir: string) => string[]) = [],
+  o: { tokens?: string[]; files?: Record<string, string> } = {},
+): Promise<ApiServer> {
   const dir = mkdtempSync(join(tmpdir(), 'cm-it-'));
   const port = await freePort();
   const url = `https://127.0.0.1:${port}`;
   const tokenFile = join(dir, 'tokens.csv');
-  writeFileSync(tokenFile, 'cm-test-token,admin,admin,"system:masters"\n');
+  // More users (`token,user,uid,"group1,group2"` lines) and files (relative to the server's directory) a test needs.
+  writeFileSync(tokenFile, ['cm-test-token,admin,admin,"system:masters"', ...(o.tokens ?? []), ''].join('\n'));
+  for (const [name, content] of Object.entries(o.files ?? {})) writeFileSync(join(dir, name), content);
+  const args = typeof extraArgs === 'function' ? extraArgs(dir) : extraArgs;
   const p = launch(
     APISERVER,
     [
       // The embedded store, unless the caller names its own (the flag adds to a list: it may not be given twice).
-      ...(extraArgs.some((a) => a.startsWith('--store-servers='))
+      ...(args.some((a) => a.startsWith('--store-servers='))
         ? []
         : [`--store-servers=sqlite://${join(dir, 'state.db')}`]),
       `--secure-port=${port}`,
       '--bind-address=127.0.0.1',
       `--cert-dir=${join(dir, 'pki')}`,
       `--token-auth-file=${tokenFile}`,
-      ...extraArgs,
+      ...args,
     ],
     nodeOptions ? nodeOptions.split(' ') : [],
   );
