@@ -4,8 +4,8 @@
  * A request holds its seat while its body is uploaded: a POST whose body the test withholds occupies a seat for as
  * long as the test wants, without timing guesses.
  */
-import { type ClientRequest, request as httpsRequest } from 'node:https';
-import { type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { type ClientRequest, type IncomingMessage } from 'node:http';
 
 import { requestAuthenticator } from '../auth/authenticator';
 import { startTestServer, type TestResponse, type TestServer } from '../testing/test-server';
