@@ -112,14 +112,17 @@ describe('plugin selection', () => {
       'TaintNodesByCondition',
       'Priority',
       'DefaultTolerationSeconds',
+      'DefaultStorageClass',
+      'RuntimeClass',
+      'DefaultIngressClass',
       'MutatingAdmissionWebhook',
       'ValidatingAdmissionWebhook',
       'ResourceQuota',
     ]);
     expect(warnings).toContainEqual({
       msg: 'Admission plugin enabled but inactive: it admits everything',
-      plugin: 'DefaultStorageClass',
-      reason: 'the kind StorageClass (storage.platform/v1) does not exist yet',
+      plugin: 'PersistentVolumeClaimResize',
+      reason: 'not implemented yet (no controller expands volumes)',
     });
     expect(() => buildAdmissionChain({ plugins: ['EventRateLimit'], logger }, init)).toThrow(
       'admission plugin EventRateLimit: EventRateLimit: a configuration with limits is required',

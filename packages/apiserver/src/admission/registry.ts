@@ -15,6 +15,8 @@ import { type AdmissionPlugin, type PluginFactory, type PluginInitContext } from
 import * as alwaysAdmit from './plugins/always-admit';
 import * as alwaysDeny from './plugins/always-deny';
 import * as alwaysPullImages from './plugins/always-pull-images';
+import * as defaultIngressClass from './plugins/default-ingress-class';
+import * as defaultStorageClass from './plugins/default-storage-class';
 import * as certificateApproval from './plugins/certificate-approval';
 import * as certificateSigning from './plugins/certificate-signing';
 import * as certificateSubjectRestriction from './plugins/certificate-subject-restriction';
@@ -32,6 +34,7 @@ import * as podNodeSelector from './plugins/pod-node-selector';
 import * as podTolerationRestriction from './plugins/pod-toleration-restriction';
 import * as priority from './plugins/priority';
 import * as resourceQuota from './plugins/resource-quota';
+import * as runtimeClass from './plugins/runtime-class';
 import * as securityContextDeny from './plugins/security-context-deny';
 import * as serviceAccount from './plugins/service-account';
 import * as taintNodesByCondition from './plugins/taint-nodes-by-condition';
@@ -102,6 +105,8 @@ const FACTORIES: Record<string, PluginFactory> = {
   AlwaysAdmit: alwaysAdmit.factory,
   AlwaysDeny: alwaysDeny.factory,
   AlwaysPullImages: alwaysPullImages.factory,
+  DefaultIngressClass: defaultIngressClass.factory,
+  DefaultStorageClass: defaultStorageClass.factory,
   CertificateApproval: certificateApproval.factory,
   CertificateSigning: certificateSigning.factory,
   CertificateSubjectRestriction: certificateSubjectRestriction.factory,
@@ -120,6 +125,7 @@ const FACTORIES: Record<string, PluginFactory> = {
   PodTolerationRestriction: podTolerationRestriction.factory,
   Priority: priority.factory,
   ResourceQuota: resourceQuota.factory,
+  RuntimeClass: runtimeClass.factory,
   ServiceAccount: serviceAccount.factory,
   TaintNodesByCondition: taintNodesByCondition.factory,
   MutatingAdmissionWebhook: mutatingFactory,
@@ -131,13 +137,10 @@ export const NOT_IMPLEMENTED: Record<string, string> = {
   ImagePolicyWebhook: 'not implemented yet (needs its webhook configuration and ImageReview)',
   PodSecurityPolicy: 'the kind PodSecurityPolicy (policy/v1beta1) does not exist yet',
   PersistentVolumeLabel: 'no cloud provider labels volumes',
-  DefaultStorageClass: 'the kind StorageClass (storage.platform/v1) does not exist yet',
   StorageObjectInUseProtection:
     'its finalizers would keep claims and volumes forever: the pvc-protection and pv-protection controllers do not exist yet',
   OwnerReferencesPermissionEnforcement: 'not implemented yet',
-  PersistentVolumeClaimResize: 'the kind StorageClass (storage.platform/v1) does not exist yet',
-  RuntimeClass: 'the kind RuntimeClass (node.platform/v1) does not exist yet',
-  DefaultIngressClass: 'the kind IngressClass (networking.platform/v1) does not exist yet',
+  PersistentVolumeClaimResize: 'not implemented yet (no controller expands volumes)',
 };
 
 const KNOWN = new Set<string>(ALL_ORDERED_PLUGINS);
