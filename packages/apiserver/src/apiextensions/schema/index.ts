@@ -77,16 +77,19 @@ export interface CompiledSchema {
 /** Compiles a schema already checked by {@link validateCRDSchema}. `preserveUnknownFields`: the CRD's v1beta1 flag. */
 export function compileSchema(schema: JSONSchemaProps | undefined, preserveUnknownFields = false): CompiledSchema {
   const s: Schema | undefined = schema === undefined ? undefined : parseSchema(schema).schema;
+  // Most schemas have no embedded resources and no set or map lists: skip those walks of every object then.
+  const structural = s !== undefined && usesStructuralChecks(s);
   return {
     validate(obj) {
       if (!s) return [];
-      return [...validateAgainstSchema(s, obj, new FieldPath()), ...structuralErrors(obj, s)];
+      const errs = validateAgainstSchema(s, obj, new FieldPath());
+      return structural ? [...errs, ...structuralErrors(obj, s)] : errs;
     },
     validateStatus(obj) {
       if (!s) return [];
       const status = s.properties?.get('status');
       const statusErrs = status ? validateAgainstSchema(status, obj.status ?? null, new FieldPath('status')) : [];
-      return [...statusErrs, ...structuralErrors(obj, s)];
+      return structural ? [...statusErrs, ...structuralErrors(obj, s)] : statusErrs;
     },
     applyDefaults(obj) {
       applyDefaults(obj, s);
@@ -97,6 +100,17 @@ export function compileSchema(schema: JSONSchemaProps | undefined, preserveUnkno
       pruneNonNullableNullsWithoutDefaults(obj, s);
     },
   };
+}
+
+/** Whether a schema has embedded resources or `set`/`map` lists in its structural part. */
+function usesStructuralChecks(s: Schema): boolean {
+  if (s['x-kubernetes-embedded-resource']) return true;
+  const lt = s['x-kubernetes-list-type'];
+  if (lt === 'set' || lt === 'map') return true;
+  if (s.items && usesStructuralChecks(s.items)) return true;
+  if (typeof s.additionalProperties === 'object' && usesStructuralChecks(s.additionalProperties)) return true;
+  for (const sub of s.properties?.values() ?? []) if (usesStructuralChecks(sub)) return true;
+  return false;
 }
 
 /** The errors of embedded resources and of list-type invariants in a whole object. */

@@ -172,7 +172,8 @@ function validateJunctors(s: Schema, data: unknown, path: string, res: Result): 
 
 function validateString(s: Schema, data: string, path: string, res: Result): void {
   res.matchCount++;
-  const length = [...data].length;
+  // Lengths count characters (Go counts runes), so only strings with a length limit are measured.
+  const length = s.maxLength !== undefined || s.minLength !== undefined ? [...data].length : 0;
   if (s.maxLength !== undefined && length > s.maxLength) {
     res.errors.push({
       code: 'other',
