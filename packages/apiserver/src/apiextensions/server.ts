@@ -13,7 +13,6 @@
  * say when each part runs, as in Document 1's readiness checks.
  */
 import {
-  type ApiObject,
   type CustomResourceDefinition,
   type CustomResourceDefinitionNames,
   type Kind,
@@ -24,11 +23,12 @@ import { type Logger } from '@platform/common';
 import { type RequestScope } from '../endpoints/handlers/scope';
 import { type ApiInstaller } from '../endpoints/installer';
 import { type RequestInfo } from '../endpoints/request-info';
-import { ConvertingStorage } from '../storage/converting';
+import { RegistryClient } from '../admission/internal-client';
 import { type Storage } from '../storage/storage';
 import { type ObjectStorage } from '../registry/generic/storage-interface';
 import { type GenericStore, timeText } from '../registry/generic/store';
 import { type RequestContext, type RestStorage, type Updater } from '../registry/rest/rest';
+import { ConvertingObjectStorage, NONE_CONVERTER, WebhookConverter } from './conversion';
 import { CLEANUP_FINALIZER, conditionOf, setCondition } from './crd-strategy';
 import { buildCustomResourceVersion, definitionName, type CustomResourceVersion } from './custom-resource';
 import { toOpenAPIV2 } from './schema';
@@ -90,7 +90,17 @@ export class ApiExtensions {
   private draining = false;
   private readonly retry = new Map<string, NodeJS.Timeout>();
 
-  constructor(private readonly host: ApiExtensionsHost) {}
+  /** Reads services and endpoints for conversion webhooks addressed by service. */
+  private readonly client: RegistryClient;
+
+  constructor(private readonly host: ApiExtensionsHost) {
+    this.client = new RegistryClient(
+      host.scheme,
+      (apiGroup, apiVersion, resource, subresource) =>
+        host.installer.scopeFor({ apiGroup, apiVersion, resource, subresource } as RequestInfo),
+      host.now,
+    );
+  }
 
   /** The post-start hooks of Document 1, on the server's hook registry. */
   install(addPostStartHook: (name: string, hook: (signal: AbortSignal) => Promise<void>) => void): void {
@@ -425,18 +435,16 @@ export class ApiExtensions {
     const storageVersion = crd.spec.versions.find((v) => v.storage)?.name ?? '';
     const scaleKind = this.host.scheme.kindFor('autoscaling/v1', 'Scale');
     const base = this.host.storageFor(crd.spec.group, names.plural);
+    const converter =
+      crd.spec.conversion?.strategy === 'Webhook' ? new WebhookConverter(crd, this.client) : NONE_CONVERTER;
     for (const v of crd.spec.versions) {
       if (!v.served) continue;
       const apiVersion = `${crd.spec.group}/${v.name}`;
       const storedApiVersion = `${crd.spec.group}/${storageVersion}`;
-      // Conversion None: only apiVersion changes; objects read from storage are defaulted as 1.21 does.
-      const storage: ObjectStorage = new ConvertingStorage(base, {
-        toStored: (o) => ({ ...o, apiVersion: storedApiVersion }),
-        fromStored: (o) => {
-          const out = { ...o, apiVersion } as ApiObject & Json;
-          version.schema.applyDefaults(out);
-          return out;
-        },
+      // Objects are stored in the storage version and converted (None or Webhook); reads are defaulted (1.21).
+      const storage: ObjectStorage = new ConvertingObjectStorage(base, converter, storedApiVersion, apiVersion, (o) => {
+        version.schema.applyDefaults(o as Json);
+        return o;
       });
       const version: CustomResourceVersion = buildCustomResourceVersion({
         crd,
