@@ -50,6 +50,26 @@ export interface AgentDeps {
 
 type Source = 'api' | 'file' | 'http';
 
+/**
+ * What a pod's sync acts on (model: kubelet `podsDifferSemantically`): its spec, labels, annotations and deletion,
+ * whether it is terminal, and the conditions of its readiness gates (set by others). The rest of its status is the
+ * agent's own or the scheduler's (PodScheduled).
+ */
+export function syncKey(pod: Pod): string {
+  const m = pod.metadata ?? {};
+  const phase = pod.status?.phase;
+  const gates = new Set((pod.spec?.readinessGates ?? []).map((g) => g.conditionType));
+  return JSON.stringify([
+    pod.spec,
+    m.labels,
+    m.annotations,
+    m.deletionTimestamp,
+    m.deletionGracePeriodSeconds,
+    phase === 'Failed' || phase === 'Succeeded' ? phase : '',
+    (pod.status?.conditions ?? []).filter((c) => gates.has(c.type)).map((c) => [c.type, c.status]),
+  ]);
+}
+
 /** One node's agent. `run` resolves when `signal` aborts and everything stopped. */
 export class Agent {
   readonly facts: NodeFacts;
@@ -197,6 +217,14 @@ export class Agent {
     const terminal = (p: Pod): boolean => p.status?.phase === 'Failed' || p.status?.phase === 'Succeeded';
     // A pod this agent made terminal (evicted) stays so until the API has caught up.
     if (prev && terminal(prev.pod) && !terminal(pod)) pod = { ...pod, status: prev.pod.status };
+    if (prev && source === 'api' && syncKey(prev.pod) === syncKey(pod)) {
+      // Only what the agent itself writes changed (mostly its own status write coming back through the watch): the
+      // pod is kept for the next sync, which would do nothing now (kubelet: a RECONCILE, not an UPDATE). One sync
+      // fewer per status write, each a full read of the pod's sandboxes and containers from the runtime.
+      this.desired.set(uid, { pod, source });
+      this.workers.record(uid, pod);
+      return;
+    }
     this.desired.set(uid, { pod, source });
     const set = this.sourcePods.get(source) ?? new Set();
     set.add(uid);
@@ -363,7 +391,11 @@ export class Agent {
     await factory.shutdown();
   }
 
-  /** The runtime relist: a pod whose containers changed state is synced. */
+  /**
+   * The runtime relist: a pod whose containers changed state is synced. A change the pod's last sync saw already
+   * (the container it just started) needs no sync; one that a running sync of the pod may still see is looked at
+   * again on the next relist rather than forcing a second sync right after it.
+   */
   private async relistLoop(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       try {
@@ -371,9 +403,19 @@ export class Agent {
         for (const c of await this.d.runtime.listContainers())
           now.set(c.id, `${c.labels[LABEL_POD_UID] ?? ''}|${c.state}`);
         const changed = new Set<string>();
-        for (const [id, s] of now) if (this.lastState.get(id) !== s) changed.add(s.split('|')[0]!);
-        for (const [id, s] of this.lastState) if (!now.has(id)) changed.add(s.split('|')[0]!);
-        this.lastState = now;
+        const next = new Map(now);
+        const consider = (id: string, uid: string, state: string | undefined): void => {
+          if (state !== undefined && this.syncer.saw(uid, id, state)) return;
+          if (!this.workers.busy(uid)) changed.add(uid);
+          else if (this.lastState.has(id)) next.set(id, this.lastState.get(id)!);
+          else next.delete(id);
+        };
+        for (const [id, s] of now) {
+          const [uid, state] = s.split('|') as [string, string];
+          if (this.lastState.get(id) !== s) consider(id, uid, state);
+        }
+        for (const [id, s] of this.lastState) if (!now.has(id)) consider(id, s.split('|')[0]!, undefined);
+        this.lastState = next;
         for (const uid of changed) if (uid) this.workers.trigger(uid);
       } catch (err) {
         this.d.log.info('Runtime relist failed', { err: String(err) });

@@ -128,6 +128,10 @@ export class PodSyncer {
   private readonly waiting = new Map<string, Waiting>();
   private readonly startTimes = new Map<string, string>();
   private readonly lastPods = new Map<string, Pod>();
+  /** The IP of each ready sandbox, read once: a sandbox keeps its IP for its life (one status call per sync less). */
+  private readonly sandboxIps = new Map<string, string>();
+  /** Per pod, the containers its last sync saw and their states (the relist skips what a sync already saw). */
+  private readonly seenStates = new Map<string, Map<string, string>>();
 
   constructor(private readonly d: PodSyncerDeps) {}
 
@@ -143,14 +147,7 @@ export class PodSyncer {
     );
     const ready = sandboxes.find((s) => s.state === 'SANDBOX_READY');
     const current = ready ?? sandboxes[0];
-    let ip = '';
-    if (ready) {
-      try {
-        ip = (await rt.podSandboxStatus(ready.id)).ip ?? '';
-      } catch {
-        ip = '';
-      }
-    }
+    const ip = ready ? await this.sandboxIp(ready.id) : '';
     const list = current ? await rt.listContainers({ podSandboxId: current.id }) : [];
     const containers: ContainerStatus[] = [];
     for (const c of list) {
@@ -161,7 +158,46 @@ export class PodSyncer {
       }
     }
     containers.sort((a, b) => b.createdAt - a.createdAt);
+    this.seenStates.set(uid, new Map(containers.map((c) => [c.id, c.state])));
     return { sandboxes, ...(ready ? { ready } : {}), ip, containers };
+  }
+
+  /** The IP of a ready sandbox ('' when the runtime cannot tell; asked again next time). */
+  private async sandboxIp(id: string): Promise<string> {
+    const known = this.sandboxIps.get(id);
+    if (known) return known;
+    const ip = (await this.d.runtime.podSandboxStatus(id).catch(() => undefined))?.ip ?? '';
+    if (ip) this.sandboxIps.set(id, ip);
+    return ip;
+  }
+
+  /** Runs a new sandbox after removing the old ones; returns what the pod looks like then (no container yet). */
+  private async newSandbox(o: Observed, config: PodSandboxConfig): Promise<Observed> {
+    const rt = this.d.runtime;
+    for (const s of o.sandboxes) await this.removeSandbox(s.id);
+    const id = await rt.runPodSandbox(config);
+    const ready = await rt.podSandboxStatus(id);
+    if (ready.ip) this.sandboxIps.set(id, ready.ip);
+    return {
+      sandboxes: [ready],
+      ...(ready.state === 'SANDBOX_READY' ? { ready } : {}),
+      ip: ready.ip ?? '',
+      containers: [],
+    };
+  }
+
+  private async removeSandbox(id: string): Promise<void> {
+    await this.d.runtime.removePodSandbox(id);
+    this.sandboxIps.delete(id);
+  }
+
+  /**
+   * Whether the pod's last sync saw container `id` running already, so a relist that finds it running needs no sync
+   * (the container that sync just started). Any other state is acted on by a sync: an exit the last sync saw may
+   * have come after it decided what to do.
+   */
+  saw(uid: string, id: string, state: string): boolean {
+    return state === 'CONTAINER_RUNNING' && this.seenStates.get(uid)?.get(id) === state;
   }
 
   private latest(o: Observed, name: string): ContainerStatus[] {
@@ -212,8 +248,7 @@ export class PodSyncer {
         return undefined;
       }
       try {
-        for (const s of o.sandboxes) await this.d.runtime.removePodSandbox(s.id);
-        await this.d.runtime.runPodSandbox(sbConfig);
+        o = await this.newSandbox(o, sbConfig);
       } catch (err) {
         const msg = (err as Error).message;
         this.event(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${msg}`);
@@ -227,10 +262,17 @@ export class PodSyncer {
         );
         return 10_000;
       }
-      o = await this.observe(uid);
-      sbConfig = sandboxConfig(pod, this.d.facts, Math.max(0, o.sandboxes.length - 1));
+      sbConfig = sandboxConfig(pod, this.d.facts, 0);
+      if (!o.ready) {
+        this.publishStatus(
+          pod,
+          o,
+          spec.containers.map((c) => [c.name, { reason: 'ContainerCreating', message: '' }]),
+        );
+        return 1000;
+      }
     }
-    const sandboxId = o.ready!.id;
+    const sandboxId = o.ready.id;
 
     // Init containers, in order: one at a time.
     let initialized = true;
@@ -471,7 +513,8 @@ export class PodSyncer {
       return undefined;
     }
     // Gone from every source: remove everything.
-    for (const s of o.sandboxes) await this.d.runtime.removePodSandbox(s.id);
+    for (const s of o.sandboxes) await this.removeSandbox(s.id);
+    this.seenStates.delete(uid);
     tearDownPodDir(this.d.facts, uid);
     this.d.objects.forgetPod(uid);
     this.backoff.forget(`${uid}/`);

@@ -36,6 +36,15 @@ export class PodWorkers<P> {
     this.kick(uid, w);
   }
 
+  /**
+   * Records the newest desired pod without asking for a sync: a change the pod's sync does not act on (its status
+   * coming back from the API). The next sync sees it.
+   */
+  record(uid: string, pod: P): void {
+    const w = this.workers.get(uid);
+    if (w) w.pod = pod;
+  }
+
   /** Asks for a sync of a known pod now. */
   trigger(uid: string): void {
     const w = this.workers.get(uid);
@@ -56,6 +65,11 @@ export class PodWorkers<P> {
       this.kick(uid, w);
     }, ms);
     w.timer.unref?.();
+  }
+
+  /** Whether a sync of the pod is running (it reads the runtime again before it ends). */
+  busy(uid: string): boolean {
+    return this.workers.get(uid)?.running ?? false;
   }
 
   /** Uids of every pod with a worker. */

@@ -12,6 +12,13 @@ import { Clientset, loadClientConfig, RestClient } from '@platform/client';
 
 const BIN = join(__dirname, '..', '..', 'bin', 'platform-node-agent');
 
+/**
+ * The V8 flag the agent is deployed with: semi-spaces of at most 4 MiB instead of V8's 16 MiB. The agent allocates
+ * little that lives long; the default young generation grew to 32 MiB of resident memory (a quarter of the agent's
+ * RSS with 100 pods) for no measurable gain.
+ */
+export const AGENT_NODE_FLAGS = '--max-semi-space-size=4';
+
 /** Polls `check` every 50 ms until it holds, or throws naming `what` after `timeoutMs`. */
 export async function waitFor(
   what: string,
@@ -98,6 +105,8 @@ export async function startAgent(c: TestCluster, nodeName: string, extra: string
   const child = spawn(
     process.execPath,
     [
+      // As deployed (deploy/systemd): a small young generation keeps the agent's RSS down (docs/node-agent.md).
+      AGENT_NODE_FLAGS,
       BIN,
       `--clientconfig=${c.clientConfigPath}`,
       `--hostname-override=${nodeName}`,

@@ -18,11 +18,13 @@ test('grpcTarget takes the kubelet spellings of a unix endpoint', () => {
 });
 
 test('connecting to a socket nobody serves fails within the connect timeout', async () => {
+  // The request timeout is 10 minutes: a failure well before it comes from the connect timeout (the bound is loose
+  // because a busy machine took 9.5 s to fail a 300 ms connect).
   const started = Date.now();
   await expect(
-    CriClient.connect({ endpoint: '/nonexistent/containerd.sock', timeoutMs: 1000, connectTimeoutMs: 300 }),
+    CriClient.connect({ endpoint: '/nonexistent/containerd.sock', timeoutMs: 600_000, connectTimeoutMs: 300 }),
   ).rejects.toThrow(CriError);
-  expect(Date.now() - started).toBeLessThan(5000);
+  expect(Date.now() - started).toBeLessThan(120_000);
 });
 
 async function waitFor<T>(what: string, f: () => Promise<T | undefined>, ms = 30000): Promise<T> {
