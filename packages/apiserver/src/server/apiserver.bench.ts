@@ -76,7 +76,7 @@ async function startServer(dir: string, storeServers: string): Promise<ServerPro
     `--secure-port=${port}`,
     `--cert-dir=${certDir}`,
     '--endpoint-reconciler-type=none',
-    '--enable-priority-and-fairness=false',
+    `--enable-priority-and-fairness=${PRIORITY_AND_FAIRNESS}`,
     ...encryptionArgs(dir),
   ];
   return startServerProcess({ args, port, certDir, readyTimeoutMs: 60_000 });
@@ -105,6 +105,12 @@ function encryptionArgs(dir: string): string[] {
   return [`--encryption-provider-config=${file}`];
 }
 
+/**
+ * BENCH_PRIORITY_AND_FAIRNESS=true: the server runs with API Priority and Fairness (its default; these anonymous
+ * clients are one flow of the global-default level), to compare with a run with the max-in-flight limits.
+ */
+const PRIORITY_AND_FAIRNESS = process.env.BENCH_PRIORITY_AND_FAIRNESS === 'true';
+
 /** The figures of one store. */
 interface Figures {
   store: string;
@@ -117,6 +123,61 @@ interface Figures {
   listedItems: number;
   fanout: { p50: number; p99: number; max: number; events: number };
   rss: { peakMiB: number; currentMiB: number; configMaps: number };
+  /** The same creates and list for custom objects of a CRD (JSON in the store, no watch cache). */
+  custom: { createsPerSecond: number; listDefaultMs: { best: number; median: number }; listedItems: number };
+}
+
+/** A namespaced CRD with a small structural schema, for the custom-object figures. */
+const BENCH_CRD = {
+  apiVersion: 'apiextensions.platform/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'benchobjects.bench.example.com' },
+  spec: {
+    group: 'bench.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'benchobjects', kind: 'BenchObject' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { data: { type: 'object', additionalProperties: { type: 'string' } } },
+          },
+        },
+      },
+    ],
+  },
+};
+
+/** Custom-object creates/s (best of two runs of CREATES) and the list of CREATES of them, after the ConfigMaps. */
+async function benchCustom(client: BenchClient): Promise<Figures['custom']> {
+  await client.expect(201, 'POST', '/apis/apiextensions.platform/v1/customresourcedefinitions', BENCH_CRD);
+  const base = '/apis/bench.example.com/v1/namespaces';
+  // Served once the CRD is established (a second or so).
+  for (const deadline = Date.now() + 60_000; ;) {
+    const r = await client.request('GET', `${base}/bench/benchobjects?limit=1`);
+    if (r.status === 200) break;
+    if (Date.now() > deadline) throw new Error(`custom objects not served: ${r.status}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  const create = (ns: string) => (i: number) => {
+    const cm = configMap(ns, `co-${String(i).padStart(6, '0')}`);
+    return client.expect(201, 'POST', `${base}/${ns}/benchobjects`, {
+      ...cm,
+      apiVersion: 'bench.example.com/v1',
+      kind: 'BenchObject',
+    });
+  };
+  await rate(200, CONCURRENCY, create('warmup'));
+  const c1 = await rate(CREATES, CONCURRENCY, create('bench'));
+  const c2 = await rate(CREATES, CONCURRENCY, create('bench2'));
+  const listPath = `${base}/bench/benchobjects`;
+  const full = JSON.parse((await client.expect(200, 'GET', listPath)).body.toString('utf8'));
+  const listDefaultMs = await timeRuns(10, async () => void (await client.expect(200, 'GET', listPath)));
+  return { createsPerSecond: Math.max(c1, c2), listDefaultMs, listedItems: (full.items as unknown[]).length };
 }
 
 /** Raw store creates at CONCURRENCY, best of two runs, with a value of the size the API stores. */
@@ -280,6 +341,8 @@ async function benchStore(storeName: string, dir: string, serverStore: string, r
     step(`${storeName}: watch fan-out`);
     const fan = await fanout(server, client, 'fanout');
     const mem = server.memory();
+    step(`${storeName}: custom objects`);
+    const custom = await benchCustom(client);
     return {
       store: storeName,
       rawPutsPerSecond,
@@ -291,6 +354,7 @@ async function benchStore(storeName: string, dir: string, serverStore: string, r
       listedItems,
       fanout: fan,
       rss: { ...mem, configMaps: stored },
+      custom,
     };
   } finally {
     client.close();
@@ -328,6 +392,12 @@ function report(all: Figures[]): void {
         `watch fan-out, ${WATCHERS} watchers x ${FANOUT_WRITES} writes`,
         `p50 ${f1(f.fanout.p50)} ms, p99 ${f1(f.fanout.p99)} ms, max ${f1(f.fanout.max)} ms (${f.fanout.events} events)`,
         `p99 < 50 ms: ${ok(f.fanout.p99 < 50)}`,
+      ],
+      ['API custom object creates/s', f1(f.custom.createsPerSecond), ''],
+      [
+        `list ${f.custom.listedItems} custom objects, default (consistent)`,
+        `${f1(f.custom.listDefaultMs.best)} ms best, ${f1(f.custom.listDefaultMs.median)} ms median`,
+        '',
       ],
       [
         `server peak RSS (child VmHWM), ${f.rss.configMaps} ConfigMaps`,
@@ -369,6 +439,11 @@ async function main(): Promise<void> {
     }
   }
   if (ENCRYPTION) console.log(`\nConfigMaps stored encrypted by ${ENCRYPTION} (BENCH_ENCRYPTION).`);
+  console.log(
+    PRIORITY_AND_FAIRNESS
+      ? '\nWith API Priority and Fairness (BENCH_PRIORITY_AND_FAIRNESS=true).'
+      : '\nWith the max-in-flight limits (BENCH_PRIORITY_AND_FAIRNESS=true for priority and fairness).',
+  );
   report(all);
   // Every figure is CPU-bound on the clients' side too: say how busy the machine was.
   console.log(
