@@ -2,6 +2,7 @@ import { type ConfigMap, ConfigMapKind } from '../kinds/core/v1/config-map';
 import { type ObjectMeta, ObjectMetaSchema, type Status, StatusSchema } from '../meta/v1/types';
 import { fromProto, protoType, toProto, unknownType } from '../schema/protobuf';
 import { object, opt, t } from '../schema/schema';
+import { builtinScheme } from '../kinds';
 import { Scheme } from '../scheme/scheme';
 import { isCodecError, jsonCodec, PROTOBUF_MAGIC, ProtobufCodec } from './codec';
 
@@ -146,6 +147,22 @@ describe('ProtobufCodec', () => {
       items: [{ metadata: cm.metadata, data: cm.data }],
     };
     expect(codec.decode(codec.encode(list as never))).toEqual(list);
+  });
+
+  it("reads and writes a group in Kubernetes' spelling (.k8s.io) as the platform's, keeping the spelling", () => {
+    const lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'n1', namespace: 'node-lease' },
+      spec: { holderIdentity: 'n1', leaseDurationSeconds: 40 },
+    };
+    const full = new ProtobufCodec(builtinScheme());
+    const bytes = full.encode(lease as never);
+    expect(bytes.includes(Buffer.from('coordination.k8s.io/v1'))).toBe(true);
+    expect(full.decode(bytes)).toEqual(lease);
+    expect(() => full.encode({ ...lease, apiVersion: 'coordination.example.io/v1' } as never)).toThrow(
+      /no Protobuf type/,
+    );
   });
 
   it('encodes Status in any apiVersion', () => {

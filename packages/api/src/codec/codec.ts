@@ -17,6 +17,18 @@ import { type Scheme } from '../scheme/scheme';
 export const JSON_MEDIA_TYPE = 'application/json';
 /** The Protobuf media type of this platform (Kubernetes' `application/vnd.kubernetes.protobuf`, renamed). */
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.platform.protobuf';
+
+/**
+ * Kubernetes' name of the same Protobuf (the `k8s\0` envelope, 1.21's field numbers): what client-go sends and
+ * asks for. The API server reads it and answers it by that name; a client configured with it talks as client-go.
+ */
+export const KUBERNETES_PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+
+/** Whether a media type (parameters ignored) names the Protobuf serialization, by either name. */
+export function isProtobufMediaType(mediaType: string | undefined): boolean {
+  const t = (mediaType ?? '').split(';')[0]?.trim().toLowerCase();
+  return t === PROTOBUF_MEDIA_TYPE || t === KUBERNETES_PROTOBUF_MEDIA_TYPE;
+}
 /** The magic prefix of the Protobuf envelope. */
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
@@ -67,6 +79,18 @@ export function hasProtobufMagic(data: Uint8Array): boolean {
   return data.length >= 4 && data[0] === 0x6b && data[1] === 0x38 && data[2] === 0x73 && data[3] === 0x00;
 }
 
+/**
+ * An apiVersion whose group Kubernetes spells `<name>.k8s.io` in the platform's spelling (`<name>.platform`): the
+ * same kind, as clients written for Kubernetes name it (the API server answers them in their spelling).
+ */
+function platformSpelling(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  return group.endsWith('.k8s.io')
+    ? `${group.slice(0, -'.k8s.io'.length)}.platform${apiVersion.slice(slash)}`
+    : apiVersion;
+}
+
 /** The Protobuf codec for the kinds of a scheme. */
 export class ProtobufCodec implements Codec {
   readonly mediaType = PROTOBUF_MEDIA_TYPE;
@@ -81,7 +105,10 @@ export class ProtobufCodec implements Codec {
     const cacheKey = `${apiVersion ?? ''}/${kind ?? ''}`;
     let t = this.types.get(cacheKey);
     if (t === undefined) {
-      const s = apiVersion && kind ? this.scheme.schemaFor(apiVersion, kind) : undefined;
+      const s =
+        apiVersion && kind
+          ? (this.scheme.schemaFor(apiVersion, kind) ?? this.scheme.schemaFor(platformSpelling(apiVersion), kind))
+          : undefined;
       if (!s || !s.$id)
         throw new CodecError(
           `no Protobuf type for kind ${JSON.stringify(kind)} in version ${JSON.stringify(apiVersion)}`,

@@ -121,3 +121,33 @@ it('answers can-i no, then yes once a binding spelled the Kubernetes way grants 
     expect([list.status, list.json.apiVersion]).toEqual([200, 'rbac.authorization.k8s.io/v1']);
   });
 });
+
+it('answers a watch on a .k8s.io path with its objects in that spelling, in JSON and in Protobuf', async () => {
+  const admin = as('admin|system:masters');
+  const path = '/apis/rbac.authorization.k8s.io/v1/clusterroles?watch=1&timeoutSeconds=4';
+  const watch = (name: string, accept: string): Promise<TestResponse> =>
+    server.request('GET', `${path}&fieldSelector=metadata.name%3D${name}`, {
+      headers: { authorization: 'Bearer admin|system:masters', accept },
+    });
+  const json = watch('alias-watch-json', 'application/json');
+  // What client-go sends for a watch in Protobuf.
+  const protobuf = watch('alias-watch-pb', 'application/vnd.kubernetes.protobuf, */*');
+  for (const name of ['alias-watch-json', 'alias-watch-pb'])
+    expect(
+      (await admin('POST', '/apis/rbac.authorization.platform/v1/clusterroles', { metadata: { name } })).status,
+    ).toBe(201);
+  // Whether the watch began before the create or after it, the role comes as one ADDED event.
+  const events = (await json).text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { type: string; object: { apiVersion: string; metadata: { name: string } } });
+  expect(events.map((e) => [e.type, e.object.apiVersion, e.object.metadata.name])).toEqual([
+    ['ADDED', 'rbac.authorization.k8s.io/v1', 'alias-watch-json'],
+  ]);
+  const pb = await protobuf;
+  expect(pb.headers['content-type']).toMatch(/^application\/vnd\.kubernetes\.protobuf;stream=watch/);
+  const bytes = pb.body.toString('latin1');
+  expect(bytes).toContain('rbac.authorization.k8s.io/v1');
+  expect(bytes).not.toContain('rbac.authorization.platform');
+  expect(bytes).toContain('alias-watch-pb');
+});

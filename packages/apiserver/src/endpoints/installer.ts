@@ -41,7 +41,7 @@ import { negotiateOutput, type OutputFormat } from './negotiation/negotiate';
 import { setResponseGroupAlias } from './group-alias';
 import { isTrueParam } from './parse-bool';
 import { isCleanPath, type RequestInfo } from './request-info';
-import { type Serializers, writeError, writeObject } from './responses/writers';
+import { type Serializers, setResponseContentType, writeError, writeObject } from './responses/writers';
 
 /** 404 for a path that names no resource, as Kubernetes words it. */
 export function notFoundPath(): StatusError {
@@ -312,6 +312,7 @@ export class ApiInstaller {
           return false;
         }
         output = negotiateOutput(req.headers.accept, { allowViews: false });
+        setResponseContentType(res, output);
         writeObject(
           res,
           200,
@@ -357,6 +358,7 @@ export class ApiInstaller {
         stream: info.verb === 'watch',
         noProtobuf: unstructured,
       });
+      setResponseContentType(res, output);
       if (unstructured && (info.verb === 'create' || info.verb === 'update')) refuseProtobufBody(req);
       const query = new URLSearchParams(req.url?.split('?')[1] ?? '');
       const r: VerbRequest = {

@@ -1,5 +1,6 @@
 /**
- * The REST client against the real API server (in-process, SQLite, HTTPS on 127.0.0.1), in both content types:
+ * The REST client against the real API server (in-process, SQLite, HTTPS on 127.0.0.1), in every content type
+ * (JSON, the platform's Protobuf, and Protobuf under Kubernetes' name as client-go asks for it):
  * every verb, subresources, each patch type, typed errors from Status bodies, watch errors, the client rate limit
  * measured on real calls, the event recorder's aggregation.
  */
@@ -15,6 +16,7 @@ import {
   isResourceExpired,
   isStatusError,
   JSON_MEDIA_TYPE,
+  KUBERNETES_PROTOBUF_MEDIA_TYPE,
   NamespaceKind,
   PROTOBUF_MEDIA_TYPE,
 } from '@platform/api';
@@ -40,10 +42,14 @@ const deployment = (name: string): ApiObject & Record<string, unknown> => ({
   },
 });
 
-describe.each([PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE])('over %s', (contentType) => {
+describe.each([PROTOBUF_MEDIA_TYPE, JSON_MEDIA_TYPE, KUBERNETES_PROTOBUF_MEDIA_TYPE])('over %s', (contentType) => {
   let rest: RestClient;
   let cs: Clientset;
-  const ns = contentType === JSON_MEDIA_TYPE ? 'json' : 'proto';
+  const ns = {
+    [JSON_MEDIA_TYPE]: 'json',
+    [PROTOBUF_MEDIA_TYPE]: 'proto',
+    [KUBERNETES_PROTOBUF_MEDIA_TYPE]: 'k8s-proto',
+  }[contentType];
   beforeAll(async () => {
     rest = new RestClient({ server: ts.url, ca: Buffer.from(ts.ca), token: 't', contentType, qps: 0 });
     cs = new Clientset(rest);

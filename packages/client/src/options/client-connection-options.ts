@@ -4,7 +4,12 @@
  * `--api-qps`, `--api-burst`. Defaults differ per daemon (`--api-burst` is 30 for the controller manager, 100 for
  * the scheduler, 10 for the node agent), so the daemon passes its own.
  */
-import { JSON_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE } from '@platform/api';
+import {
+  isProtobufMediaType,
+  JSON_MEDIA_TYPE,
+  KUBERNETES_PROTOBUF_MEDIA_TYPE,
+  PROTOBUF_MEDIA_TYPE,
+} from '@platform/api';
 import { type FlagDef, OptionGroupBase, floatFlag, intFlag, stringFlag } from '@platform/common';
 
 import { DEFAULT_CLIENT_SETTINGS, loadClientConfig, type RestConfig } from '../config/client-config';
@@ -64,10 +69,10 @@ export class ClientConnectionOptions extends OptionGroupBase<{ client?: RestConf
   protected override validateValues(): Error[] {
     const c = this.config;
     const errs: Error[] = [];
-    if (c.contentType !== PROTOBUF_MEDIA_TYPE && c.contentType !== JSON_MEDIA_TYPE)
+    if (!isProtobufMediaType(c.contentType) && c.contentType !== JSON_MEDIA_TYPE)
       errs.push(
         new Error(
-          `--api-content-type: unsupported content type ${JSON.stringify(c.contentType)}: want ${PROTOBUF_MEDIA_TYPE} or ${JSON_MEDIA_TYPE}`,
+          `--api-content-type: unsupported content type ${JSON.stringify(c.contentType)}: want ${PROTOBUF_MEDIA_TYPE}, ${KUBERNETES_PROTOBUF_MEDIA_TYPE} or ${JSON_MEDIA_TYPE}`,
         ),
       );
     if (!(c.qps >= 0)) errs.push(new Error(`--api-qps must not be negative, got ${c.qps}`));

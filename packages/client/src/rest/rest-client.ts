@@ -23,6 +23,8 @@ import {
   JSON_MEDIA_TYPE,
   jsonCodec,
   PROTOBUF_MEDIA_TYPE,
+  KUBERNETES_PROTOBUF_MEDIA_TYPE,
+  isProtobufMediaType,
   ProtobufCodec,
   type Scheme,
   type Status,
@@ -137,9 +139,9 @@ export class RestClient {
     this.scheme = o.scheme ?? builtinScheme();
     this.protobuf = new ProtobufCodec(this.scheme);
     this.contentType = config.contentType ?? DEFAULT_CLIENT_SETTINGS.contentType;
-    if (this.contentType !== JSON_MEDIA_TYPE && this.contentType !== PROTOBUF_MEDIA_TYPE)
+    if (this.contentType !== JSON_MEDIA_TYPE && !isProtobufMediaType(this.contentType))
       throw new Error(
-        `--api-content-type: unsupported content type ${JSON.stringify(this.contentType)}: want ${JSON_MEDIA_TYPE} or ${PROTOBUF_MEDIA_TYPE}`,
+        `--api-content-type: unsupported content type ${JSON.stringify(this.contentType)}: want ${JSON_MEDIA_TYPE}, ${PROTOBUF_MEDIA_TYPE} or ${KUBERNETES_PROTOBUF_MEDIA_TYPE}`,
       );
     this.clock = o.clock ?? REAL_CLOCK;
     this.log = o.logger ?? NOP_LOGGER;
@@ -219,13 +221,14 @@ export class RestClient {
     if (o.body === undefined) return {};
     if (Buffer.isBuffer(o.body)) return { body: o.body, contentType: o.contentType ?? JSON_MEDIA_TYPE };
     const obj = o.body;
-    if (this.contentType === PROTOBUF_MEDIA_TYPE && o.contentType !== JSON_MEDIA_TYPE && this.protobufFor(obj))
-      return { body: this.protobuf.encode(obj), contentType: PROTOBUF_MEDIA_TYPE };
+    if (isProtobufMediaType(this.contentType) && o.contentType !== JSON_MEDIA_TYPE && this.protobufFor(obj))
+      return { body: this.protobuf.encode(obj), contentType: this.contentType };
     return { body: jsonCodec.encode(obj), contentType: JSON_MEDIA_TYPE };
   }
 
   private accept(o: RequestOptions): string {
     if (o.accept) return o.accept;
+    if (this.contentType === KUBERNETES_PROTOBUF_MEDIA_TYPE) return `${KUBERNETES_PROTOBUF_MEDIA_TYPE}, */*`; // client-go's
     return this.contentType === PROTOBUF_MEDIA_TYPE ? `${PROTOBUF_MEDIA_TYPE}, ${JSON_MEDIA_TYPE}` : JSON_MEDIA_TYPE;
   }
 
@@ -233,7 +236,7 @@ export class RestClient {
   decode(contentType: string | undefined, body: Buffer, what: string): ApiObject {
     const ct = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     try {
-      if (ct === PROTOBUF_MEDIA_TYPE) return this.protobuf.decode(body);
+      if (isProtobufMediaType(ct)) return this.protobuf.decode(body);
       return jsonCodec.decode(body);
     } catch (err) {
       throw new StatusError({

@@ -6,7 +6,7 @@
  */
 import { type IncomingMessage } from 'node:http';
 
-import { type ApiObject, fromStatus, PROTOBUF_MEDIA_TYPE, type Status } from '@platform/api';
+import { type ApiObject, fromStatus, isProtobufMediaType, type Status } from '@platform/api';
 import { WebSocket } from 'ws';
 
 import { type RestClient } from '../rest/rest-client';
@@ -114,8 +114,7 @@ class EventPipe<T> implements Watch<T> {
 }
 
 function decoderFor(client: RestClient, contentType: string | undefined): WatchDecoder {
-  const ct = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
-  return ct === PROTOBUF_MEDIA_TYPE ? new ProtobufWatchDecoder(client.protobuf) : new JsonWatchDecoder();
+  return isProtobufMediaType(contentType) ? new ProtobufWatchDecoder(client.protobuf) : new JsonWatchDecoder();
 }
 
 /** Wraps a streaming watch response. */
@@ -148,7 +147,7 @@ export function watchOverWebSocket<T extends ApiObject>(
     ...client.tlsOptions(),
     headers: { ...client.authHeaders(), Accept: client.contentType },
   });
-  const isProtobuf = client.contentType === PROTOBUF_MEDIA_TYPE;
+  const isProtobuf = isProtobufMediaType(client.contentType);
   const pipe = new EventPipe<T>(isProtobuf ? new ProtobufWatchDecoder(client.protobuf) : new JsonWatchDecoder(), () =>
     ws.close(1000),
   );

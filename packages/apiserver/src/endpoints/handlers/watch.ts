@@ -16,17 +16,23 @@ import { type ApiObject, errorToStatus, isStatusError, methodNotSupported, type 
 import { type WebSocket } from 'ws';
 
 import { capabilities, type WatchEvent } from '../../registry/rest/rest';
+import { respellObject, responseGroupAlias } from '../group-alias';
 import { encodeJsonWatchEvent, encodeProtobufWatchEvent } from '../responses/encode-cache';
 import { parseListOptions } from './options';
 import { type VerbRequest } from './verbs';
 import { checkViewOptions, objectView } from './views';
 
-/** Encodes one event as a frame of the negotiated stream format. */
+/**
+ * Encodes one event as a frame of the negotiated stream format; a watch whose path spelled the group the Kubernetes
+ * way gets its objects in that spelling (a copy: the cached frames of other watchers are not touched).
+ */
 function frame(r: VerbRequest, e: WatchEvent): Buffer {
-  const object =
+  const view =
     e.type === 'ERROR' || e.type === 'BOOKMARK'
       ? e.object
       : objectView(e.object as ApiObject, r.output, r.scope, r.query);
+  const alias = responseGroupAlias(r.res);
+  const object = alias ? respellObject(view, alias) : view;
   if (r.output.format === 'protobuf') {
     return encodeProtobufWatchEvent(r.scope.serializers.protobuf, e.type, object as ApiObject);
   }
@@ -70,7 +76,7 @@ function httpSink(r: VerbRequest): Sink {
       res.statusCode = 200;
       res.setHeader(
         'Content-Type',
-        r.output.format === 'protobuf' ? 'application/vnd.platform.protobuf;stream=watch' : 'application/json',
+        r.output.format === 'protobuf' ? `${r.output.contentType};stream=watch` : 'application/json',
       );
       res.setHeader('Transfer-Encoding', 'chunked');
       res.setHeader('Cache-Control', 'no-cache, private');

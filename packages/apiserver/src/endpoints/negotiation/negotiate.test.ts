@@ -13,9 +13,14 @@ describe('negotiateOutput', () => {
     ['application/json', 'json', 'object', 'application/json'],
     ['application/yaml', 'yaml', 'object', 'application/yaml'],
     ['application/vnd.platform.protobuf', 'protobuf', 'object', 'application/vnd.platform.protobuf'],
-    // client-go's request: Kubernetes' Protobuf name is not served in Accept, its `*/*` gets JSON.
-    ['application/vnd.kubernetes.protobuf, */*', 'json', 'object', 'application/json'],
-    ['application/vnd.kubernetes.protobuf,application/json', 'json', 'object', 'application/json'],
+    // client-go's request: Kubernetes' Protobuf name is served, and answered by that name.
+    ['application/vnd.kubernetes.protobuf, */*', 'protobuf', 'object', 'application/vnd.kubernetes.protobuf'],
+    [
+      'application/vnd.kubernetes.protobuf,application/json',
+      'protobuf',
+      'object',
+      'application/vnd.kubernetes.protobuf',
+    ],
     ['application/vnd.platform.protobuf, application/json', 'protobuf', 'object', 'application/vnd.platform.protobuf'],
     ['application/json;as=Table;g=meta.platform;v=v1beta1', 'json', 'Table', 'application/json'],
     ['application/json;as=Table;g=meta.platform;v=v1', 'json', 'Table', 'application/json'],
@@ -45,7 +50,6 @@ describe('negotiateOutput', () => {
     ['application/xml'],
     ['application/json;as=Table;g=meta.k8s.io;v=v9'],
     ['application/json;as=Table;g=meta.example.com;v=v1'],
-    ['application/vnd.kubernetes.protobuf'],
     ['application/json;as=Table;g=meta.platform;v=v9'],
     ['application/json;as=Nope;g=meta.platform;v=v1'],
     ['application/vnd.platform.protobuf;as=Table;g=meta.platform;v=v1'],

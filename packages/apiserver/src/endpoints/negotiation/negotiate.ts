@@ -8,11 +8,18 @@
  * for. Ranges are tried in order of `q`, then as written; one the server cannot serve is skipped, so fallback lists
  * work; when none can be served the answer is 406.
  *
- * Kubernetes' `application/vnd.kubernetes.protobuf` is read as ours in a request's Content-Type, but in Accept it is
- * not served: client-go sends `application/vnd.kubernetes.protobuf, *\/*` and cannot read the platform's media type,
- * so it gets JSON, the default, through its `*\/*` range.
+ * Kubernetes' `application/vnd.kubernetes.protobuf` is the platform's Protobuf (the same `k8s\0` envelope and field
+ * numbers), in a request's Content-Type and in Accept; a response asked for by that name carries that name, since
+ * client-go (which sends `application/vnd.kubernetes.protobuf, *\/*`) reads only the media type it asked for.
  */
-import { notAcceptable, PROTOBUF_MEDIA_TYPE, unsupportedMediaType } from '@platform/api';
+import {
+  KUBERNETES_PROTOBUF_MEDIA_TYPE,
+  notAcceptable,
+  PROTOBUF_MEDIA_TYPE,
+  unsupportedMediaType,
+} from '@platform/api';
+
+export { KUBERNETES_PROTOBUF_MEDIA_TYPE };
 
 /** A serialization format. */
 export type Format = 'json' | 'yaml' | 'protobuf';
@@ -40,8 +47,6 @@ export interface MediaRange {
   q: number;
 }
 
-/** The Kubernetes name of the Protobuf media type, accepted as an alias of ours. */
-export const KUBERNETES_PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 export const YAML_MEDIA_TYPE = 'application/yaml';
 export const JSON_MEDIA_TYPE = 'application/json';
 
@@ -98,8 +103,15 @@ function formatOf(r: MediaRange): Format | undefined {
   const full = `${r.type}/${r.subtype}`;
   if (full === JSON_MEDIA_TYPE || full === '*/*' || full === 'application/*') return 'json';
   if (full === YAML_MEDIA_TYPE) return 'yaml';
-  if (full === PROTOBUF_MEDIA_TYPE) return 'protobuf';
+  if (full === PROTOBUF_MEDIA_TYPE || full === KUBERNETES_PROTOBUF_MEDIA_TYPE) return 'protobuf';
   return undefined;
+}
+
+/** The Content-Type answering a range: Protobuf under the name it was asked for. */
+function contentTypeOf(r: MediaRange, format: Format): string {
+  return format === 'protobuf' && `${r.type}/${r.subtype}` === KUBERNETES_PROTOBUF_MEDIA_TYPE
+    ? KUBERNETES_PROTOBUF_MEDIA_TYPE
+    : CONTENT_TYPES[format];
 }
 
 const CONTENT_TYPES: Record<Format, string> = {
@@ -126,7 +138,7 @@ export function negotiateOutput(accept: string | undefined, o: NegotiateOptions)
     if (o.stream && format === 'yaml') continue;
     if (o.noProtobuf && format === 'protobuf') continue;
     const as = r.params.as;
-    if (as === undefined) return { format, view: 'object', contentType: CONTENT_TYPES[format] };
+    if (as === undefined) return { format, view: 'object', contentType: contentTypeOf(r, format) };
     if (!o.allowViews || format === 'protobuf') continue;
     const versions = VIEW_VERSIONS[as];
     const group = r.params.g ?? '';

@@ -35,6 +35,20 @@ const CONTENT_TYPE: Record<Format, string> = {
   protobuf: 'application/vnd.platform.protobuf',
 };
 
+/** Responses whose Protobuf is named as the request asked (Kubernetes' `application/vnd.kubernetes.protobuf`). */
+const protobufNames = new WeakMap<ServerResponse, string>();
+
+/** Notes the negotiated Content-Type of a response, when it is not the format's usual name. */
+export function setResponseContentType(res: ServerResponse, output: { format: Format; contentType: string }): void {
+  if (output.format === 'protobuf' && output.contentType !== CONTENT_TYPE.protobuf)
+    protobufNames.set(res, output.contentType);
+}
+
+/** The Content-Type of `format` on `res` (Protobuf under the name the request used). */
+export function responseContentType(res: ServerResponse, format: Format): string {
+  return (format === 'protobuf' && protobufNames.get(res)) || CONTENT_TYPE[format];
+}
+
 /** Writes an object with a status code. */
 export function writeObject(
   res: ServerResponse,
@@ -51,7 +65,7 @@ export function writeObject(
   const alias = responseGroupAlias(res);
   const body = serialize(alias ? respellObject(obj, alias) : obj, format, s, pretty);
   res.statusCode = code;
-  res.setHeader('Content-Type', CONTENT_TYPE[format]);
+  res.setHeader('Content-Type', responseContentType(res, format));
   res.setHeader('Content-Length', body.length);
   res.end(body);
 }

@@ -239,11 +239,15 @@ describe.each(STORES)('content types on %s', (store) => {
       expect([fallback.json.kind, fallback.json.apiVersion]).toEqual(['Table', 'meta.platform/v1beta1']);
     });
 
-    it("answers client-go's Accept (Kubernetes' Protobuf name, then */*) with JSON", async () => {
+    it("answers client-go's Accept (Kubernetes' Protobuf name, then */*) in Protobuf, by that name", async () => {
       const r = await server().request('GET', cms, {
         headers: { accept: 'application/vnd.kubernetes.protobuf, */*' },
       });
-      expect([r.status, r.headers['content-type'], r.json.kind]).toEqual([200, 'application/json', 'ConfigMapList']);
+      expect([r.status, r.headers['content-type']]).toEqual([200, 'application/vnd.kubernetes.protobuf']);
+      expect(r.body.subarray(0, 4).toString('latin1')).toBe('k8s\0');
+      expect(r.body.includes(Buffer.from('ConfigMapList'))).toBe(true);
+      const json = await server().request('GET', cms, { headers: { accept: '*/*' } });
+      expect([json.headers['content-type'], json.json.kind]).toEqual(['application/json', 'ConfigMapList']);
     });
 
     it('is 406 when nothing else is acceptable, and for writes', async () => {
