@@ -129,7 +129,6 @@ export class PriorityAndFairness {
    */
   async consume(signal: AbortSignal): Promise<void> {
     this.signal = signal;
-    signal.addEventListener('abort', () => clearTimeout(this.pendingRepair), { once: true });
     const handler = (map: Map<string, ApiObject>): ReflectHandler => ({
       replace: (objects) => {
         map.clear();
@@ -166,10 +165,11 @@ export class PriorityAndFairness {
     if (this.needsRepair() && !this.pendingRepair && !this.signal?.aborted) {
       this.pendingRepair = setTimeout(() => {
         this.pendingRepair = undefined;
+        if (this.signal?.aborted) return;
         this.ensureBootstrap(false).catch((err: unknown) =>
           this.d.log.warn('Priority and fairness: could not restore the mandatory configuration', { err }),
         );
-      }, 100);
+      }, 100).unref();
     }
   }
 

@@ -134,6 +134,22 @@ describe('API Priority and Fairness', () => {
         'workload-low',
       ].sort(),
     );
+    // Nothing rewrites them in a loop: once their conditions are written, their versions stay put.
+    const versions = async (): Promise<string> =>
+      JSON.stringify(
+        await Promise.all(
+          ['flowschemas', 'prioritylevelconfigurations'].map(async (r) =>
+            ((await get(`${FC}/${r}`)).json.items as { metadata: { resourceVersion: string } }[]).map(
+              (i) => i.metadata.resourceVersion,
+            ),
+          ),
+        ),
+      );
+    await eventually('a stable configuration', async () => {
+      const before = await versions();
+      await new Promise((r) => setTimeout(r, 1500));
+      return before === (await versions()) ? true : undefined;
+    });
     // kubectl's columns.
     const table = await s.request('GET', `${FC}/prioritylevelconfigurations/catch-all`, {
       headers: { ...ADMIN, accept: 'application/json;as=Table;g=meta.platform;v=v1beta1' },
