@@ -207,6 +207,8 @@ describe('the aggregation layer', () => {
           enableAggregatorRouting: true,
           proxyClientCert: { cert: proxyClient.certPem, key: proxyClient.keyPem },
           availabilityResyncMs: 1000,
+          // A busy machine can be slow to answer; the outage below is a 500, not a timeout.
+          probeTimeoutMs: 20_000,
         };
       },
     });
@@ -225,6 +227,11 @@ describe('the aggregation layer', () => {
     return (r.json?.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Available') as
       { status: string; reason: string; message: string } | undefined;
   };
+
+  const waitAvailable = () =>
+    eventually('the APIService to be available', async () =>
+      (await condition('v1alpha1.wardle.example'))?.status === 'True' ? true : undefined,
+    );
 
   it('keeps a local APIService for every built-in group version, with its readiness checks', async () => {
     const ready = await get('/readyz?verbose');
@@ -252,6 +259,41 @@ describe('the aggregation layer', () => {
     await eventually('v1.apps to be registered again', async () =>
       (await get('/apis/apiregistration.platform/v1/apiservices/v1.apps')).status === 200 ? true : undefined,
     );
+  });
+
+  it('registers the group versions of custom resources as local APIServices', async () => {
+    if ((await get('/apis/apiextensions.platform/v1')).status !== 200) return; // custom resources not served
+    const crd = await t.request('POST', '/apis/apiextensions.platform/v1/customresourcedefinitions', {
+      headers: AUTH,
+      body: {
+        apiVersion: 'apiextensions.platform/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'widgets.stable.example' },
+        spec: {
+          group: 'stable.example',
+          scope: 'Namespaced',
+          names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            },
+          ],
+        },
+      },
+    });
+    expect(crd.status).toBe(201);
+    const registered = await eventually('the APIService of the custom resources', async () => {
+      const r = await get('/apis/apiregistration.platform/v1/apiservices/v1.stable.example');
+      return r.status === 200 ? r.json : undefined;
+    });
+    expect(registered).toMatchObject({
+      metadata: { labels: { 'kube-aggregator.platform/automanaged': 'true' } },
+      spec: { group: 'stable.example', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 100 },
+      status: { conditions: [{ type: 'Available', status: 'True', reason: 'Local' }] },
+    });
   });
 
   it('validates APIServices with 1.21 messages and prints them as kubectl does', async () => {
@@ -378,8 +420,10 @@ describe('the aggregation layer', () => {
   });
 
   it('proxies watches and WebSocket upgrades', async () => {
+    await waitAvailable();
     const first = await new Promise<string>((resolveLine, reject) => {
       const req = https.get(`${t.url}${GV}/namespaces/default/flunders?watch=1`, { ca: t.ca, headers: AUTH }, (res) => {
+        if (res.statusCode !== 200) reject(new Error(`the watch answered ${res.statusCode ?? 0}`));
         let buf = '';
         res.on('data', (c: Buffer) => {
           buf += c.toString('utf8');
@@ -409,6 +453,7 @@ describe('the aggregation layer', () => {
   });
 
   it('works for kubectl get through the aggregator', async () => {
+    await waitAvailable();
     if (!existsSync(KUBECTL)) {
       console.warn(`kubectl not found at ${KUBECTL}: the kubectl check is skipped`);
       return;
@@ -445,6 +490,7 @@ describe('the aggregation layer', () => {
   });
 
   it('answers 503 while the extension server is unavailable, and recovers', async () => {
+    await waitAvailable();
     ext.healthy = false;
     const failed = await eventually('the failed discovery check', async () => {
       const c = await condition('v1alpha1.wardle.example');

@@ -148,6 +148,8 @@ export class Aggregator {
   private informersSynced = false;
   /** Closers of the proxied connections still open (watches, upgrades), run at shutdown. */
   private readonly connections = new Set<() => void>();
+  /** The periodic passes, stopped at shutdown. */
+  private readonly timers: NodeJS.Timeout[] = [];
   private controllersStarted = false;
   private readonly checkAvailability = serialized(() => this.availabilityPass());
   private readonly refreshOpenApi = serialized(() => this.openApiPass());
@@ -204,6 +206,7 @@ export class Aggregator {
       'abort',
       () => {
         for (const close of [...this.connections]) close();
+        for (const t of this.timers) clearInterval(t);
       },
       { once: true },
     );
@@ -234,6 +237,21 @@ export class Aggregator {
       this.controllersStarted = true;
       void this.autoRegistration.sync();
       this.every(60_000, () => this.autoRegistration.sync(), signal);
+      // Group versions the installer starts serving later (custom resources) are kept in sync continuously.
+      const atStart = new Set(builtin.map((gv) => apiServiceName(gv.group, gv.version)));
+      let servedKey = '';
+      this.every(
+        1000,
+        () => {
+          const later = this.servedGroupVersions().filter((gv) => !atStart.has(apiServiceName(gv.group, gv.version)));
+          const key = later.map((gv) => apiServiceName(gv.group, gv.version)).join(',');
+          if (key === servedKey) return Promise.resolve();
+          servedKey = key;
+          this.setLocalGroupVersions('served-later', later);
+          return Promise.resolve();
+        },
+        signal,
+      );
     });
     secure.addPostStartHook('apiservice-status-available-controller', async (signal) => {
       await this.waitForInformers(signal);
@@ -258,13 +276,15 @@ export class Aggregator {
     while (!this.informersSynced && !signal.aborted) await sleep(50, signal);
   }
 
+  /** Runs `fn` every `ms` until the server stops (one abort listener for all of them: see `install`). */
   private every(ms: number, fn: () => Promise<void>, signal: AbortSignal): void {
+    if (signal.aborted) return;
     const t = setInterval(
       () => void fn().catch((err: unknown) => this.host.log.warn('Aggregator pass failed', { err })),
       ms,
     );
     t.unref();
-    signal.addEventListener('abort', () => clearInterval(t), { once: true });
+    this.timers.push(t);
   }
 
   private onAPIServicesChanged(): void {
@@ -532,8 +552,13 @@ export class Aggregator {
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const done = (): void => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 }
 
