@@ -98,9 +98,15 @@ export async function startApiServer(
     ],
     nodeOptions ? nodeOptions.split(' ') : [],
   );
-  await waitFor('the API server to be ready', async () => (await readyz(url)) === 200, 60_000).catch((err: Error) => {
-    throw new Error(`${err.message}\n${p.output()}`);
-  });
+  // Generous: on a machine shared by many test runs (load 30 on 2 CPUs) the bootstrap hooks take over a minute.
+  await waitFor('the API server to be ready', async () => (await readyz(url)) === 200, 180_000).catch(
+    async (err: Error) => {
+      // A server that never became ready is stopped here: the caller gets no handle to stop it.
+      await p.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`${err.message}\n${p.output()}`);
+    },
+  );
   const clientConfigPath = join(dir, 'client.conf');
   writeFileSync(
     clientConfigPath,
