@@ -540,6 +540,35 @@ describe('validateCRDSchema: defaults', () => {
       [`${S}.properties[e].default.kind: Required value`],
     ],
     [
+      'a default of an embedded resource name that is not a valid name',
+      spec({
+        e: {
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
+          properties: { metadata: { type: 'object', properties: { name: { type: 'string', default: 'a/b' } } } },
+        },
+      }),
+      [
+        `${S}.properties[e].properties[metadata].properties[name].default: Invalid value: "a/b": must result in valid metadata: metadata.name: Invalid value: "a/b": may not contain '/'`,
+      ],
+    ],
+    [
+      'a valid default of embedded resource labels',
+      spec({
+        e: {
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
+          properties: {
+            metadata: {
+              type: 'object',
+              properties: { labels: { type: 'object', additionalProperties: { type: 'string' }, default: { a: 'b' } } },
+            },
+          },
+        },
+      }),
+      [],
+    ],
+    [
       'defaults not allowed',
       spec({ replicas: { type: 'integer', default: 1 } }),
       [`${S}.properties[replicas].default: Forbidden: must not be set`],

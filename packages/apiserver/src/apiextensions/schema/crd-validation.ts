@@ -4,11 +4,11 @@
  * `specStandardValidatorV3`; `apiserver/schema/validation.go` and `complete.go` for the structural rules;
  * `apiserver/schema/defaulting/validation.go` for defaults).
  */
-import { type FieldError, type FieldPath, field, fieldErrorToString } from '@platform/api';
+import { type FieldError, FieldPath, aggregateMessage, field, fieldErrorToString } from '@platform/api';
 import { cachedPattern } from './formats';
 import { prune } from './pruning';
 import { validateEmbeddedResources } from './structural-checks';
-import { FLAG_KEYS, SCALAR_VALIDATION_KEYS, type Schema, deepCopyJSON, deepEqualJSON } from './types';
+import { FLAG_KEYS, SCALAR_VALIDATION_KEYS, type Schema, deepCopyJSON, deepEqualJSON, setKey } from './types';
 import { validateAgainstSchema } from './validator';
 
 /** What the checks of a schema depend on (the CRD version and the CRD's other settings). */
@@ -522,17 +522,47 @@ function nestedCompleteness(v: Schema, s: Schema | undefined, sPath: FieldPath, 
 // Defaults (ValidateDefaults): each default validates against its schema and is not changed by pruning.
 
 function validateDefaults(root: Schema, path: FieldPath, requirePruned: boolean): FieldError[] {
-  return defaultsOf({ ...root, 'x-kubernetes-embedded-resource': true }, path, false, requirePruned);
+  const rootSchema: Schema = { ...root, 'x-kubernetes-embedded-resource': true };
+  return defaultsOf(rootSchema, path, { insideMeta: false, resource: rootSchema, at: [] }, requirePruned);
 }
 
-function defaultsOf(s: Schema, p: FieldPath, insideMeta: boolean, requirePruned: boolean): FieldError[] {
+/** Where the walk of the defaults is: inside TypeMeta/ObjectMeta or not, and where in the nearest resource. */
+interface DefaultsWalk {
+  insideMeta: boolean;
+  /** The schema of the nearest embedded resource (or of the root). */
+  resource: Schema;
+  /** The way from that resource to the current schema: field names, and `null` for list items. */
+  at: (string | null)[];
+}
+
+/** An object of the nearest resource with `value` placed where the walk is (1.21's `SurroundingObjectFunc`). */
+function surroundingObject(at: readonly (string | null)[], value: unknown): Record<string, unknown> {
+  let v: unknown = value;
+  for (let i = at.length - 1; i >= 0; i--) {
+    const step = at[i];
+    if (step === null || step === undefined) v = [v];
+    else {
+      const o: Record<string, unknown> = {};
+      setKey(o, step, v);
+      v = o;
+    }
+  }
+  return { apiVersion: 'validation/v1', kind: 'Validation', ...(v as Record<string, unknown>) };
+}
+
+function defaultsOf(s: Schema, p: FieldPath, w: DefaultsWalk, requirePruned: boolean): FieldError[] {
   const embedded = s['x-kubernetes-embedded-resource'] === true;
-  if (embedded) insideMeta = false;
+  if (embedded) w = { insideMeta: false, resource: s, at: [] };
   const errs: FieldError[] = [];
   if (s.default !== undefined) {
     const dp = p.child('default');
-    if (insideMeta) {
-      errs.push(...validateAgainstSchema(s, s.default, dp));
+    if (w.insideMeta) {
+      // A default of TypeMeta or ObjectMeta is checked in an object around it.
+      const obj = surroundingObject(w.at, deepCopyJSON(s.default));
+      const metaErrs = validateEmbeddedResources(obj, w.resource, new FieldPath());
+      if (metaErrs.length > 0) {
+        errs.push(field.invalid(dp, s.default, `must result in valid metadata: ${aggregateMessage(metaErrs)}`));
+      } else errs.push(...validateAgainstSchema(s, s.default, dp));
     } else {
       if (requirePruned) {
         const pruned = deepCopyJSON(s.default);
@@ -544,11 +574,11 @@ function defaultsOf(s: Schema, p: FieldPath, insideMeta: boolean, requirePruned:
       else errs.push(...validateAgainstSchema(s, s.default, dp));
     }
   }
-  // additionalProperties are not followed: defaults are forbidden there.
-  if (s.items) errs.push(...defaultsOf(s.items, p.child('items'), insideMeta, requirePruned));
+  // additionalProperties are not followed (as 1.21).
+  if (s.items) errs.push(...defaultsOf(s.items, p.child('items'), { ...w, at: [...w.at, null] }, requirePruned));
   for (const [k, sub] of s.properties ?? []) {
-    const subInsideMeta = insideMeta || (embedded && META_FIELDS.has(k));
-    errs.push(...defaultsOf(sub, p.child('properties').key(k), subInsideMeta, requirePruned));
+    const insideMeta = w.insideMeta || (embedded && META_FIELDS.has(k));
+    errs.push(...defaultsOf(sub, p.child('properties').key(k), { ...w, insideMeta, at: [...w.at, k] }, requirePruned));
   }
   return errs;
 }
