@@ -104,7 +104,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
   hookUrl = `https://127.0.0.1:${(hook.address() as AddressInfo).port}`;
   server = await startTestServer();
-}, 90_000);
+}, 180_000);
 
 afterAll(async () => {
   await server?.stop();

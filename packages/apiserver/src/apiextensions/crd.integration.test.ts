@@ -91,7 +91,7 @@ beforeAll(async () => {
     body: twoVersions(widgetCRD({ plural: 'widgets' })),
   });
   expect(r.status).toBe(201);
-}, 90_000);
+}, 180_000);
 
 afterAll(async () => {
   await server?.stop();
