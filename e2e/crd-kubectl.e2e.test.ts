@@ -105,7 +105,7 @@ contexts:
 current-context: test
 `,
   );
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   await server?.stop();
@@ -155,7 +155,7 @@ it('applies a CRD, which becomes established', async () => {
   const crds = ok(await k('get', 'crd'));
   expect(crds).toMatch(/^NAME\s+CREATED AT/);
   expect(crds).toContain('crontabs.stable.example.com');
-}, 60_000);
+}, 120_000);
 
 it('creates custom objects and prints their columns', async () => {
   await until(['api-resources', '--api-group=stable.example.com'], (r) => r.stdout.includes('crontabs'));
@@ -166,20 +166,20 @@ it('creates custom objects and prints their columns', async () => {
   expect(out).toMatch(/tab-a\s+\*\/5 \* \* \* \*\s+1\s+\d+s/);
   const short = ok(await k('get', 'ct', 'tab-b', '-o', 'jsonpath={.spec.replicas}'));
   expect(short).toBe('1');
-}, 60_000);
+}, 120_000);
 
 it('explains the schema', async () => {
   const r = await until(['explain', 'crontab.spec'], (x) => x.status === 0);
   expect(r.stdout).toContain('cronSpec');
   expect(r.stdout).toContain('The schedule, in cron format.');
-}, 60_000);
+}, 120_000);
 
 it('refuses bad objects with the schema messages', async () => {
   const r = await k('apply', '--validate=false', '-f', file('bad.yaml', TAB('tab-bad', 'not a schedule')));
   expect(r.status).not.toBe(0);
   expect(r.stderr).toContain('spec.cronSpec');
   expect(r.stderr).toContain('should match');
-}, 60_000);
+}, 120_000);
 
 it('scales and patches custom objects', async () => {
   ok(await k('scale', 'crontab/tab-a', '--replicas=3'));
@@ -189,7 +189,7 @@ it('scales and patches custom objects', async () => {
   const smp = await k('patch', 'crontab', 'tab-a', '--type=strategic', '-p', '{"spec":{"image":"x"}}');
   expect(smp.status).not.toBe(0);
   expect(smp.stderr).toContain('UnsupportedMediaType');
-}, 60_000);
+}, 120_000);
 
 it('deletes custom objects, then the CRD with its remaining objects', async () => {
   ok(await k('delete', 'crontab', 'tab-b'));
@@ -198,4 +198,4 @@ it('deletes custom objects, then the CRD with its remaining objects', async () =
   await until(['get', 'crd', 'crontabs.stable.example.com'], (r) => r.status !== 0 && r.stderr.includes('NotFound'));
   const r = await k('get', 'crontabs.stable.example.com');
   expect(r.status).not.toBe(0);
-}, 60_000);
+}, 120_000);
