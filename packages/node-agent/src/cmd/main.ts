@@ -4,7 +4,7 @@
  * kernel checks, the client, the runtime, the agent (or `--simulate-nodes` simulated nodes), its servers; SIGTERM or
  * SIGINT stops everything.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { dirname } from 'node:path';
 
@@ -26,6 +26,7 @@ import { Command } from 'commander';
 
 import { Agent } from '../agent';
 import { EvictionManager } from '../eviction/eviction-manager';
+import { bootstrapClientCertificate } from '../node/bootstrap';
 import { defaultHostname } from '../node/node-status';
 import { BuiltinRuntime } from '../runtime/builtin/builtin-runtime';
 import { CriRuntime } from '../runtime/cri/cri-runtime';
@@ -226,6 +227,29 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (errs.length > 0) return fail(errs.join('; '));
   }
 
+  if (v.rotateCertificates) {
+    return fail('--rotate-certificates: client certificate rotation is not supported yet (bootstrap is)');
+  }
+  if (v.bootstrapClientConfig && v.simulateNodes === 0) {
+    if (!v.clientConfig) {
+      return fail(
+        '--bootstrap-clientconfig needs --clientconfig: the path the bootstrapped client configuration is written to',
+      );
+    }
+    try {
+      await bootstrapClientCertificate({
+        clientConfigPath: v.clientConfig,
+        bootstrapConfigPath: v.bootstrapClientConfig,
+        certDir: v.certDir,
+        nodeName: defaultHostname(v.hostnameOverride),
+        log: log.child('bootstrap'),
+        signal: new AbortController().signal,
+      });
+    } catch (err) {
+      return fail('Failed to bootstrap the client certificate', { err: String(err) });
+    }
+  }
+
   let clientset: Clientset | undefined;
   let eventClientset: Clientset | undefined;
   if (v.clientConfig) {
@@ -258,8 +282,6 @@ export async function main(argv: readonly string[]): Promise<number> {
     } catch (err) {
       return fail('Failed to load the client configuration', { err: String(err) });
     }
-  } else if (v.bootstrapClientConfig && existsSync(v.bootstrapClientConfig)) {
-    return fail('--bootstrap-clientconfig: client certificate bootstrap is not supported yet; give --clientconfig');
   }
 
   const stop = new AbortController();
