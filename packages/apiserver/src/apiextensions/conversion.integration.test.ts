@@ -1,13 +1,15 @@
 /**
  * Conversion of custom objects between CRD versions against a real API server: `None` (apiVersion rewritten) and
  * `Webhook` (a ConversionReview to an HTTPS webhook given by URL and CA bundle, in v1 or v1beta1), and a failing
- * webhook answering 500 with its message.
+ * webhook answering 500 with its message. Admission (a validating webhook, ResourceQuota) applies to custom objects
+ * as to built-in ones.
  */
 import { createServer, type Server } from 'node:https';
 import { type AddressInfo } from 'node:net';
 
 import { generateSelfSignedCertKey } from '@platform/common';
 
+import { DEFAULT_ADMISSION_SETTINGS } from '../admission/server-admission';
 import { startTestServer, type TestServer } from '../testing/test-server';
 
 let server: TestServer;
@@ -87,6 +89,13 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      res.setHeader('Content-Type', 'application/json');
+      if (req.url === '/admit') {
+        const denied = review.request.object?.metadata?.labels?.deny === 'yes';
+        const response = { uid: review.request.uid, allowed: !denied, status: { message: 'no denied plains' } };
+        res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response }));
+        return;
+      }
       reviews.push(review);
       const { uid, desiredAPIVersion, objects } = review.request;
       const response =
@@ -97,13 +106,17 @@ beforeAll(async () => {
               result: { status: 'Success' },
               convertedObjects: (objects as Obj[]).map((o) => convert(o, desiredAPIVersion)),
             };
-      res.setHeader('Content-Type', 'application/json');
       res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'ConversionReview', response }));
     });
   });
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
   hookUrl = `https://127.0.0.1:${(hook.address() as AddressInfo).port}`;
-  server = await startTestServer();
+  server = await startTestServer((c) => {
+    c.admission = {
+      plugins: ['NamespaceLifecycle', 'ValidatingAdmissionWebhook', 'ResourceQuota'],
+      settings: DEFAULT_ADMISSION_SETTINGS,
+    };
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -180,4 +193,53 @@ it("Webhook: a failing webhook is a 500 with the webhook's message", async () =>
   });
   expect(r.status).toBe(500);
   expect(r.json.message).toContain(`conversion webhook for ${GROUP}/v1, Kind=Fail returned failure: colour blindness`);
+});
+
+it('admission applies to custom objects: validating webhooks and object-count quotas', async () => {
+  // Runs after the None test: plains are served.
+  const hooks = await server.request(
+    'POST',
+    '/apis/admissionregistration.platform/v1/validatingwebhookconfigurations',
+    {
+      body: {
+        apiVersion: 'admissionregistration.platform/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name: 'plains' },
+        webhooks: [
+          {
+            name: 'plains.conv.example.com',
+            clientConfig: { url: `${hookUrl}/admit`, caBundle: Buffer.from(hookCa).toString('base64') },
+            rules: [{ operations: ['CREATE'], apiGroups: [GROUP], apiVersions: ['*'], resources: ['plains'] }],
+            sideEffects: 'None',
+            admissionReviewVersions: ['v1'],
+          },
+        ],
+      },
+    },
+  );
+  expect(hooks.status).toBe(201);
+  const base = `/apis/${GROUP}/v1/namespaces/default/plains`;
+  const denied = await until('the webhook to deny', async () => {
+    const r = await server.request('POST', base, {
+      body: { apiVersion: `${GROUP}/v1`, kind: 'Plain', metadata: { generateName: 'd-', labels: { deny: 'yes' } } },
+    });
+    return r.status === 403 ? r : undefined;
+  });
+  expect(denied.json.message).toContain('no denied plains');
+  const q = await server.request('POST', '/api/v1/namespaces/default/resourcequotas', {
+    body: {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'plains' },
+      spec: { hard: { [`count/plains.${GROUP}`]: '0' } },
+    },
+  });
+  expect(q.status).toBe(201);
+  const over = await until('the quota to refuse', async () => {
+    const r = await server.request('POST', base, {
+      body: { apiVersion: `${GROUP}/v1`, kind: 'Plain', metadata: { generateName: 'q-' } },
+    });
+    return r.status === 403 ? r : undefined;
+  });
+  expect(over.json.message).toContain('exceeded quota: plains');
 });
