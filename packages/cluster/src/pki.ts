@@ -3,9 +3,10 @@
  * serving certificate (with its CA), the service account signing key, one token per identity (the admin, the
  * controller manager, the scheduler, each node agent), and a client configuration in kubeconfig format for each.
  */
-import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import { createPrivateKey, generateKeyPair, randomBytes, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 import type { IssueOptions, PemPair } from '@platform/common';
 import * as yaml from 'js-yaml';
@@ -112,22 +113,30 @@ export async function ensureCredentials(
   /** More names the API servers' certificate is valid for (`apiserver1` in docker compose). */
   alternateDNS: readonly string[] = [],
 ): Promise<Map<string, string>> {
+  mkdirSync(f.pkiDir, { recursive: true });
+  // The RSA keys of a first start are made on the thread pool, side by side with the serving certificate's.
+  const saKey = existsSync(f.serviceAccountKey)
+    ? undefined
+    : promisify(generateKeyPair)('rsa', { modulusLength: 2048 }).then(({ privateKey }) =>
+        writeFileSync(f.serviceAccountKey, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 }),
+      );
   const serving = { certFile: join(f.pkiDir, 'apiserver.crt'), keyFile: join(f.pkiDir, 'apiserver.key') };
   const names = [host, 'localhost', '127.0.0.1', ...alternateDNS];
   if (!usablePair(serving, names)) {
     if (existsSync(serving.certFile)) rmPair(serving);
-    const { ensureSelfSignedCertKey } = await import('@platform/common');
-    await ensureSelfSignedCertKey(f.pkiDir, 'apiserver', {
-      host,
-      alternateDNS: ['localhost', ...alternateDNS],
-      alternateIPs: ['127.0.0.1'],
-    });
+    try {
+      const { ensureSelfSignedCertKey } = await import('@platform/common');
+      await ensureSelfSignedCertKey(f.pkiDir, 'apiserver', {
+        host,
+        alternateDNS: ['localhost', ...alternateDNS],
+        alternateIPs: ['127.0.0.1'],
+      });
+    } catch (err) {
+      await saKey?.catch(() => undefined);
+      throw err;
+    }
   }
-  mkdirSync(f.pkiDir, { recursive: true });
-  if (!existsSync(f.serviceAccountKey)) {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    writeFileSync(f.serviceAccountKey, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-  }
+  await saKey;
   const tokens = new Map<string, string>();
   const lines: string[] = [];
   for (const id of [ADMIN, ...identities.filter((i) => i !== ADMIN)]) {
