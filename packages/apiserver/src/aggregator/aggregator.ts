@@ -452,9 +452,10 @@ export class Aggregator {
 
   /** The OpenAPI document served: the server's own, with the extension servers' merged in when there are any. */
   private openApi(): OpenApiDocument {
-    const local = this.host.localOpenApi();
-    if (this.openApiSpecs.size === 0) return local;
+    // Built once per change of the extension documents (each refetch, at least every minute): the server's own
+    // document is computed again only then.
     if (!this.mergedOpenApi) {
+      const local = this.host.localOpenApi();
       const doc = mergeOpenApi(JSON.parse(local.json.toString('utf8')) as Record<string, unknown>, [
         ...this.openApiSpecs.values(),
       ]);
