@@ -375,6 +375,43 @@ describe('Ingress in every version', () => {
   });
 });
 
+describe('autoscaling/v2beta2 HorizontalPodAutoscaler', () => {
+  it('is stored as v1 with the other metrics in annotations, and read back in v2beta2', async () => {
+    const created = await server.request(
+      'POST',
+      '/apis/autoscaling/v2beta2/namespaces/default/horizontalpodautoscalers',
+      {
+        body: {
+          apiVersion: 'autoscaling/v2beta2',
+          kind: 'HorizontalPodAutoscaler',
+          metadata: { name: 'web' },
+          spec: {
+            scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+            maxReplicas: 5,
+            metrics: [
+              { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
+              { type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '10' } } },
+            ],
+          },
+        },
+      },
+    );
+    expect([created.status, created.json.spec.minReplicas]).toEqual([201, 1]);
+    const v1 = await server.request('GET', '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers/web');
+    expect(v1.json.spec.targetCPUUtilizationPercentage).toBe(60);
+    expect(JSON.parse(v1.json.metadata.annotations['autoscaling.alpha.kubernetes.io/metrics'])).toEqual([
+      { type: 'Pods', pods: { metricName: 'qps', targetAverageValue: '10' } },
+    ]);
+    const v2 = await server.request('GET', '/apis/autoscaling/v2beta2/namespaces/default/horizontalpodautoscalers/web');
+    expect(v2.json.metadata.annotations).toBeUndefined();
+    expect(v2.json.spec.metrics.map((m: { type: string }) => m.type)).toEqual(['Pods', 'Resource']);
+    const table = await server.request('GET', '/apis/autoscaling/v2beta2/namespaces/default/horizontalpodautoscalers', {
+      headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+    });
+    expect(table.json.rows[0].cells.slice(0, 3)).toEqual(['web', 'Deployment/web', '<unknown>/10, <unknown>/60%']);
+  });
+});
+
 describe("1.21's validation", () => {
   it.each([
     [
@@ -487,6 +524,7 @@ describe('--runtime-config', () => {
     expect(of('extensions')).toEqual([['v1beta1'], 'v1beta1']);
     expect(of('node.platform')).toEqual([['v1', 'v1beta1'], 'v1']);
     expect(of('storage.platform')).toEqual([['v1', 'v1beta1'], 'v1']);
+    expect(of('autoscaling')).toEqual([['v1', 'v2beta2'], 'v1']);
     for (const g of [
       'rbac.authorization.platform',
       'scheduling.platform',

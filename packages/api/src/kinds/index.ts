@@ -51,6 +51,7 @@ import {
   SubjectAccessReviewKind,
 } from './authorization/v1/reviews';
 import { HorizontalPodAutoscalerKind, ScaleKind } from './autoscaling/v1/scale';
+import { HorizontalPodAutoscalerV2beta2Kind } from './autoscaling/v2beta2/hpa';
 import { CronJobKind, CronJobV1beta1Kind } from './batch/cron-job';
 import {
   CertificateSigningRequestKind,
@@ -145,6 +146,8 @@ export * from './node/runtime-class';
 export * from './storage/storage';
 export { kindInVersion } from './versions';
 export * from './beta-versions';
+export * from './autoscaling/v2beta2/hpa';
+export * from './autoscaling/v2beta2/convert';
 export * from './apiregistration/apiservice';
 export * from './flowcontrol/v1beta1/flowcontrol';
 export * from './apiextensions/v1/custom-resource-definition';
@@ -206,6 +209,7 @@ export const BUILTIN_KINDS = [
   // autoscaling/v1
   HorizontalPodAutoscalerKind,
   ScaleKind,
+  HorizontalPodAutoscalerV2beta2Kind,
   // batch/v1, batch/v1beta1
   CronJobKind,
   JobKind,

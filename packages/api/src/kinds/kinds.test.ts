@@ -104,7 +104,7 @@ describe('the scheme of built-in kinds', () => {
       { name: 'events.platform', versions: ['v1', 'v1beta1'] },
       { name: 'authentication.platform', versions: ['v1', 'v1beta1'] },
       { name: 'authorization.platform', versions: ['v1'] },
-      { name: 'autoscaling', versions: ['v1'] },
+      { name: 'autoscaling', versions: ['v1', 'v2beta2'] },
       { name: 'batch', versions: ['v1', 'v1beta1'] },
       { name: 'certificates.platform', versions: ['v1', 'v1beta1'] },
       { name: 'networking.platform', versions: ['v1', 'v1beta1'] },

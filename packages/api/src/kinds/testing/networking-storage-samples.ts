@@ -158,6 +158,59 @@ export const NETWORKING_STORAGE_SAMPLES: Record<string, Record<string, unknown>>
   'storage.platform/v1beta1/CSINode': CSI_NODE,
   'storage.platform/v1/VolumeAttachment': VOLUME_ATTACHMENT,
   'storage.platform/v1beta1/VolumeAttachment': VOLUME_ATTACHMENT,
+  'autoscaling/v2beta2/HorizontalPodAutoscaler': {
+    metadata: META,
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+      minReplicas: 2,
+      maxReplicas: 10,
+      metrics: [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
+        {
+          type: 'Pods',
+          pods: {
+            metric: { name: 'qps', selector: { matchLabels: { app: 'web' } } },
+            target: { type: 'AverageValue', averageValue: '100' },
+          },
+        },
+        {
+          type: 'External',
+          external: { metric: { name: 'queue' }, target: { type: 'Value', value: '30' } },
+        },
+      ],
+      behavior: {
+        scaleUp: {
+          stabilizationWindowSeconds: 10,
+          selectPolicy: 'Max',
+          policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }],
+        },
+        scaleDown: {
+          stabilizationWindowSeconds: 300,
+          selectPolicy: 'Min',
+          policies: [{ type: 'Percent', value: 50, periodSeconds: 60 }],
+        },
+      },
+    },
+    status: {
+      observedGeneration: 3,
+      lastScaleTime: '2021-04-08T12:00:00Z',
+      currentReplicas: 3,
+      desiredReplicas: 4,
+      currentMetrics: [
+        { type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 85, averageValue: '425m' } } },
+        { type: 'Pods', pods: { metric: { name: 'qps' }, current: { averageValue: '120' } } },
+      ],
+      conditions: [
+        {
+          type: 'AbleToScale',
+          status: 'True',
+          lastTransitionTime: '2021-04-08T12:00:00Z',
+          reason: 'ReadyForNewScale',
+          message: 'ok',
+        },
+      ],
+    },
+  },
   'storage.platform/v1beta1/CSIStorageCapacity': {
     metadata: META,
     nodeTopology: { matchLabels: { 'topology.kubernetes.io/zone': 'zone-a' } },
