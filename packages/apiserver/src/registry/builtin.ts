@@ -9,6 +9,7 @@
  */
 import { type Kind, type NameValidator, validateNamespaceName, validatePathSegmentName } from '@platform/api';
 
+import { customResourceDefinitionResource } from '../apiextensions/crd-strategy';
 import { type TokenReviewer } from '../auth/authentication/authentication';
 import { type ServiceAccountTokenIssuer } from '../auth/authentication/service-account';
 import { type Authorizer, type RuleSource } from '../auth/authorizer';
@@ -322,6 +323,7 @@ const TABLE: Record<string, Entry> = {
   }),
   'storage.platform/csistoragecapacities': (kind) => ({ strategy: csiStorageCapacityStrategy(kind) }),
   'policy/poddisruptionbudgets': (kind) => ({ strategy: podDisruptionBudgetStrategy(kind) }),
+  'apiextensions.platform/customresourcedefinitions': (kind) => customResourceDefinitionResource(kind),
   'apiregistration.platform/apiservices': (kind) => ({
     strategy: apiServiceStrategy(kind),
     nameValidator: validatePathSegmentName,

@@ -12,6 +12,10 @@ import { type IncomingMessage, ServerResponse } from 'node:http';
 import {
   type ApiObject,
   builtinScheme,
+  crdV1beta1ToV1,
+  crdV1ToV1beta1,
+  type CustomResourceDefinition,
+  type CustomResourceDefinitionV1beta1,
   errorToStatus,
   type Event,
   eventsV1ToEvent,
@@ -26,6 +30,7 @@ import {
 import { type Logger, namedCheck, SecureServer, type SecureServingInfo } from '@platform/common';
 import { type WebSocket, WebSocketServer } from 'ws';
 
+import { ApiExtensions } from '../apiextensions/server';
 import { Aggregator, type AggregatorConfig } from '../aggregator/aggregator';
 import { type Authentication } from '../auth/authentication/authentication';
 import { discoveryHandler } from '../auth/authentication/discovery';
@@ -199,6 +204,11 @@ const STORED_AS: Record<string, StorageConversion> = {
     toStored: (o) => eventsV1ToEvent(o as EventsV1Event) as ApiObject,
     fromStored: (o) => eventToEventsV1(o as Event) as ApiObject,
   },
+  // v1beta1 CRDs are stored as v1 (keyed by group/version/resource: the other version is stored as served).
+  'apiextensions.platform/v1beta1/customresourcedefinitions': {
+    toStored: (o) => crdV1beta1ToV1(o as CustomResourceDefinitionV1beta1) as ApiObject,
+    fromStored: (o) => crdV1ToV1beta1(o as CustomResourceDefinition) as ApiObject,
+  },
 };
 
 export { SYSTEM_NAMESPACES } from './bootstrap/controller';
@@ -261,6 +271,8 @@ export class ApiServer {
   private auditor: Auditor | undefined;
   /** Roles and bindings in memory, fed by their watches: RBAC decisions and escalation checks read it. */
   private readonly rbac = new RbacIndex();
+  /** Custom resources (undefined when CRDs are not served, e.g. turned off with --runtime-config). */
+  apiExtensions: ApiExtensions | undefined;
   /** API Priority and Fairness, when on (set by `installChain`). */
   private priorityAndFairness: PriorityAndFairness | undefined;
   /** The bootstrap controller and RBAC reconciler (set by `installChecks`). */
@@ -333,6 +345,7 @@ export class ApiServer {
       const server = new ApiServer(config, factory, storeOf);
       await server.installAudit();
       server.installResources();
+      server.installApiExtensions();
       server.installAggregator();
       server.installChain();
       server.installUpgrades();
@@ -432,7 +445,8 @@ export class ApiServer {
         }
         storageOfPrefix.set(keyPrefix, storage);
       }
-      const conversion = STORED_AS[`${kind.group}/${kind.plural}`];
+      const conversion =
+        STORED_AS[`${kind.group}/${kind.version}/${kind.plural}`] ?? STORED_AS[`${kind.group}/${kind.plural}`];
       const stored = conversion ?? storedVersionConversion(kind);
       if (stored) storage = new ConvertingStorage(storage, stored);
       const definition: StoreDefinition = {
@@ -477,6 +491,40 @@ export class ApiServer {
       if (behaviour && isVirtualResource(behaviour) && isServed(kind))
         this.installer.add(this.scope(kind, kind, behaviour.virtual(kind, install), ''));
     }
+  }
+
+  /** CustomResourceDefinitions and the custom objects they define (`../apiextensions`). */
+  private installApiExtensions(): void {
+    if (
+      !this.installer.scopeFor({
+        apiGroup: 'apiextensions.platform',
+        apiVersion: 'v1',
+        resource: 'customresourcedefinitions',
+        subresource: '',
+      } as never)
+    )
+      return;
+    const storages = new Map<Store, StoreStorage>();
+    this.apiExtensions = new ApiExtensions({
+      installer: this.installer,
+      scheme: this.scheme,
+      storePrefix: this.config.storage.prefix,
+      // Custom objects are JSON in the store of their resource (1.21 never stores them as Protobuf).
+      storageFor: (group, resource) => {
+        const store = this.storeFor(group, resource);
+        let s = storages.get(store);
+        if (!s) {
+          s = new StoreStorage(store, jsonCodec, { healthcheckTimeoutMs: this.config.storage.healthcheckTimeoutMs });
+          storages.set(store, s);
+        }
+        return s;
+      },
+      scope: (kind, resourceKind, storage, subresource) => this.scope(kind, resourceKind, storage, subresource),
+      deleteCollectionWorkers: this.config.limits.deleteCollectionWorkers,
+      now: this.now,
+      log: this.config.logger,
+    });
+    this.apiExtensions.install((name, hook) => this.secure.addPostStartHook(name, hook));
   }
 
   private scope(kind: Kind, resourceKind: Kind, storage: RequestScope['storage'], subresource: string): RequestScope {
@@ -527,10 +575,21 @@ export class ApiServer {
     filters.push(discoveryHandler(this.config.authentication?.discovery));
     filters.push(this.aggregator.filter());
     let openapi: OpenApiDocument | undefined;
+    let openapiGeneration = -1;
     filters.push((req, res, next) => {
       const info = getRequestInfo(req);
       if (info.path === '/openapi/v2' && (req.method === 'GET' || req.method === 'HEAD')) {
-        openapi ??= buildOpenApi(this.scheme, 'v1.21.0', this.installer.openApiResources());
+        // Rebuilt when the custom resources served change (their schemas are in it).
+        const generation = this.apiExtensions?.generation ?? 0;
+        if (!openapi || generation !== openapiGeneration) {
+          openapi = buildOpenApi(
+            this.scheme,
+            'v1.21.0',
+            this.installer.openApiResources(),
+            this.apiExtensions?.openApiDefinitions(),
+          );
+          openapiGeneration = generation;
+        }
         const wantsProtobuf = (req.headers.accept ?? '').includes(OPENAPI_PROTOBUF_MEDIA_TYPE);
         // The Protobuf document goes out as application/octet-stream: Go's mime parser (kubectl) rejects the '@' of
         // the media type it was asked for.

@@ -7,6 +7,7 @@ import { BETA_COPIES } from '../beta-versions';
 import { CERTIFICATES_SAMPLES } from './certificates-samples';
 import { FLOWCONTROL_SAMPLES } from './flowcontrol-samples';
 import { NETWORKING_STORAGE_SAMPLES } from './networking-storage-samples';
+
 const META = {
   name: 'sample',
   namespace: 'default',
