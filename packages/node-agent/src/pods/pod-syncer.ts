@@ -274,6 +274,8 @@ export class PodSyncer {
     }
     const sandboxId = o.ready.id;
 
+    // Whether this sync changed anything in the runtime (else what it read at its start is still the pod's state).
+    let acted = false;
     // Init containers, in order: one at a time.
     let initialized = true;
     for (const ic of spec.initContainers ?? []) {
@@ -289,6 +291,7 @@ export class PodSyncer {
           break;
         }
       }
+      acted = true;
       await this.startContainer(pod, ic, sandboxId, sbConfig, volumes, cur, o);
       break;
     }
@@ -305,6 +308,7 @@ export class PodSyncer {
           }
           const why = changed ? `Container ${c.name} definition changed, will be restarted` : failed!;
           this.event(pod, 'Normal', 'Killing', why);
+          acted = true;
           await this.killContainer(pod, c, cur.id, spec.terminationGracePeriodSeconds ?? 30);
           this.d.probes.stop(uid, c.name);
           if (policy === 'Never') continue;
@@ -326,6 +330,7 @@ export class PodSyncer {
             continue;
           }
         }
+        acted = true;
         await this.startContainer(pod, c, sandboxId, sbConfig, volumes, cur, o);
       }
     }
@@ -333,10 +338,12 @@ export class PodSyncer {
     // Containers that are no longer in the spec.
     const names = new Set([...(spec.initContainers ?? []), ...spec.containers].map((c) => c.name));
     for (const c of o.containers)
-      if (!names.has(c.labels[LABEL_CONTAINER_NAME] ?? '') && c.state === 'CONTAINER_RUNNING')
+      if (!names.has(c.labels[LABEL_CONTAINER_NAME] ?? '') && c.state === 'CONTAINER_RUNNING') {
+        acted = true;
         await this.d.runtime.stopContainer(c.id, spec.terminationGracePeriodSeconds ?? 30);
+      }
 
-    o = await this.observe(uid);
+    if (acted) o = await this.observe(uid);
     await this.collectGarbage(o);
     this.publishStatus(pod, o);
     return wakeIn;
