@@ -83,6 +83,8 @@ export interface AggregatorHost {
   lookup(group: string, resource: string): GenericStore | undefined;
   /** The server's own OpenAPI document. */
   localOpenApi(): OpenApiDocument;
+  /** Changes whenever the server's own document does (custom resources served or gone). */
+  localOpenApiGeneration(): number;
   log: Logger;
   now: () => number;
 }
@@ -143,6 +145,8 @@ export class Aggregator {
   /** APIService name → its extension server's OpenAPI document (JSON), for the available remote APIServices. */
   private readonly openApiSpecs = new Map<string, Record<string, unknown>>();
   private mergedOpenApi: OpenApiDocument | undefined;
+  /** The local document's generation {@link mergedOpenApi} was built from. */
+  private mergedGeneration = -1;
   /** The availability the controller last computed, by APIService name (ahead of the informer's copy). */
   private readonly available = new Map<string, boolean>();
   private informersSynced = false;
@@ -454,7 +458,9 @@ export class Aggregator {
   private openApi(): OpenApiDocument {
     // Built once per change of the extension documents (each refetch, at least every minute): the server's own
     // document is computed again only then.
-    if (!this.mergedOpenApi) {
+    const generation = this.host.localOpenApiGeneration();
+    if (!this.mergedOpenApi || generation !== this.mergedGeneration) {
+      this.mergedGeneration = generation;
       const local = this.host.localOpenApi();
       const doc = mergeOpenApi(JSON.parse(local.json.toString('utf8')) as Record<string, unknown>, [
         ...this.openApiSpecs.values(),

@@ -672,7 +672,14 @@ export class ApiServer {
         secure: this.secure,
         serializers: this.serializers,
         lookup: (group, resource) => this.stores.get(`${group}/${resource}`),
-        localOpenApi: () => buildOpenApi(this.scheme, 'v1.21.0', this.installer.openApiResources()),
+        localOpenApi: () =>
+          buildOpenApi(
+            this.scheme,
+            'v1.21.0',
+            this.installer.openApiResources(),
+            this.apiExtensions?.openApiDefinitions(),
+          ),
+        localOpenApiGeneration: () => this.apiExtensions?.generation ?? 0,
         log: this.config.logger,
         now: this.now,
       },
