@@ -5,13 +5,13 @@
  * kubectl 1.20 (`create ingress`, the columns of `get`).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { startTestServer, type TestServer } from '@platform/apiserver';
 
-import { ensureKubectl, type KubectlResult } from './support/kubectl';
+import { ensureKubectl, type KubectlResult, writeKubeconfig } from './support/kubectl';
 
 let server: TestServer;
 let dir: string;
@@ -21,24 +21,7 @@ beforeAll(async () => {
   ensureKubectl();
   server = await startTestServer();
   dir = mkdtempSync(join(tmpdir(), 'api-groups-'));
-  writeFileSync(join(dir, 'ca.crt'), server.ca);
-  kubeconfig = join(dir, 'config');
-  writeFileSync(
-    kubeconfig,
-    `apiVersion: v1
-kind: Config
-clusters:
-- name: test
-  cluster: {server: "${server.url}", certificate-authority: "${join(dir, 'ca.crt')}"}
-users:
-- name: anonymous
-  user: {token: test-token}
-contexts:
-- name: test
-  context: {cluster: test, user: anonymous, namespace: default}
-current-context: test
-`,
-  );
+  kubeconfig = writeKubeconfig(dir, server);
 }, 120_000);
 
 afterAll(async () => {

@@ -4,7 +4,7 @@
  * `dpkg -x`. Needs apt (CI runs as root); fails with a message saying what is missing otherwise.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { ROOT } from './process';
@@ -51,4 +51,30 @@ export function kubectl(
     ...(env ? { env: { ...process.env, ...env } } : {}),
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * Writes a client configuration for a test server into `dir` (its CA as `ca.crt`, a bearer token the test servers
+ * accept, namespace `default`) and returns its path.
+ */
+export function writeKubeconfig(dir: string, server: { url: string; ca: string | Buffer }): string {
+  writeFileSync(join(dir, 'ca.crt'), server.ca);
+  const path = join(dir, 'config');
+  writeFileSync(
+    path,
+    `apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster: {server: "${server.url}", certificate-authority: "${join(dir, 'ca.crt')}"}
+users:
+- name: anonymous
+  user: {token: test-token}
+contexts:
+- name: test
+  context: {cluster: test, user: anonymous, namespace: default}
+current-context: test
+`,
+  );
+  return path;
 }
