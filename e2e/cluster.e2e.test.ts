@@ -115,10 +115,24 @@ async function runningPods(ns: string, selector: string, n: number, image: strin
 }
 
 it('lists every daemon as healthy in platform status', async () => {
-  await waitFor('every daemon healthy', async () => platform(['status', `--dir=${stateDir}`]).status === 0, 120_000);
-  const out = platform(['status', `--dir=${stateDir}`]).stdout;
-  for (const d of ['apiserver', 'controller-manager', 'scheduler', 'node-agent'])
-    expect(out).toMatch(new RegExp(`^${d}\\s+pid \\d+\\s+healthy`, 'm'));
+  // One status that shows them all healthy: a probe can time out on a loaded machine, so a second call is no proof.
+  let last = '';
+  await waitFor(
+    'every daemon healthy in one platform status',
+    async () => {
+      const r = platform(['status', `--dir=${stateDir}`]);
+      last = r.stdout + r.stderr;
+      return (
+        r.status === 0 &&
+        ['apiserver', 'controller-manager', 'scheduler', 'node-agent'].every((d) =>
+          new RegExp(`^${d}\\s+pid \\d+\\s+healthy`, 'm').test(r.stdout),
+        )
+      );
+    },
+    120_000,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; platform status said:\n${last}`);
+  });
 }, 180_000);
 
 it('refuses a second cluster on the same directory, and names the running one', () => {
