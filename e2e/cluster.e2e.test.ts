@@ -186,6 +186,12 @@ function agentGet(port: number, client?: { cert: string; key: string }): Promise
 }
 
 it('serves kubectl logs and exec through the node agent, which refuses anonymous requests', async () => {
+  // A pod needs its namespace's default ServiceAccount, which the controller manager makes once it leads.
+  await waitFor(
+    'the default service account',
+    async () => k(['get', 'serviceaccount', 'default']).status === 0,
+    120_000,
+  );
   ok(k(['run', 'hello', '--image=busybox', '--', 'sh', '-c', 'echo hello-from-pod; sleep 3600']));
   await waitFor(
     'pod hello Running',
