@@ -117,6 +117,7 @@ describe('the scheme of built-in kinds', () => {
       { name: 'coordination.platform', versions: ['v1', 'v1beta1'] },
       { name: 'node.platform', versions: ['v1', 'v1beta1'] },
       { name: 'discovery.platform', versions: ['v1', 'v1beta1'] },
+      { name: 'flowcontrol.apiserver.platform', versions: ['v1beta1'] },
     ]);
   });
 
