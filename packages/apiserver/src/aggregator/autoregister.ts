@@ -132,9 +132,17 @@ export class AutoRegistration {
       }
       const label = existing.metadata?.labels?.[AUTOMANAGED_LABEL];
       if (label !== 'onstart' && label !== 'true') continue;
+      // Field by field, empty values as absent: the stored object omits empty strings (the core group's `group`
+      // comes back unset), and a comparison that saw a difference there rewrote `v1.` in a loop.
+      const has = existing.spec ?? ({} as NonNullable<APIService['spec']>);
       const same =
-        existing.spec?.service === undefined &&
-        JSON.stringify({ ...existing.spec, service: undefined }) === JSON.stringify({ ...spec, service: undefined }) &&
+        has.service === undefined &&
+        (has.group ?? '') === spec.group &&
+        (has.version ?? '') === spec.version &&
+        (has.groupPriorityMinimum ?? 0) === spec.groupPriorityMinimum &&
+        (has.versionPriority ?? 0) === spec.versionPriority &&
+        !has.insecureSkipTLSVerify &&
+        !has.caBundle &&
         label === d.mode;
       if (same) continue;
       const updated = structuredClone(existing);
