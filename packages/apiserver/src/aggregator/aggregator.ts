@@ -267,7 +267,7 @@ export class Aggregator {
       void this.refreshOpenApi();
       this.every(60_000, () => this.refreshOpenApi(), signal);
     });
-    secure.health.addHealthChecks(
+    secure.addBootSequenceHealthCheck(
       namedCheck('autoregister-completion', () => {
         if (!this.controllersStarted) throw new Error('autoregistration has not started');
         const missing = this.autoRegistration.missing();

@@ -147,6 +147,8 @@ export class SecureServer {
   /** Every accepted socket until it closes, whatever its TLS/HTTP state: shutdown destroys what remains. */
   private readonly sockets = new Set<Socket>();
   private inFlight = 0;
+  /** When `start()` ran (the clock of the livez grace period). */
+  private startedAt: number | undefined;
   private drained: (() => void) | undefined;
   private isShuttingDown = false;
   private shutdownPromise: Promise<void> | undefined;
@@ -215,6 +217,25 @@ export class SecureServer {
    */
   addPreShutdownHook(name: string, hook: () => Promise<void> | void): void {
     this.preShutdownHooks.push({ name, hook });
+  }
+
+  /**
+   * Adds a check of the start-up sequence (1.21's `AddBootSequenceHealthChecks`, e.g. `autoregister-completion`):
+   * in `/healthz` and `/readyz` as it is, and in `/livez` passing during `--livez-grace-period`, like an unfinished
+   * post-start hook.
+   */
+  addBootSequenceHealthCheck(check: HealthCheck): void {
+    this.health.addHealthzChecks(check);
+    this.health.addReadyzChecks(check);
+    const grace = this.o.livezGracePeriodMs ?? 0;
+    const now = this.o.now ?? Date.now;
+    this.health.addLivezOnlyChecks(
+      grace > 0
+        ? namedCheck(check.name, () =>
+            this.startedAt !== undefined && now() - this.startedAt < grace ? undefined : check.check(),
+          )
+        : check,
+    );
   }
 
   /** Registers a hook run at the end of shutdown (reverse registration order), e.g. closing storage. */
@@ -297,6 +318,7 @@ export class SecureServer {
     });
     const now = this.o.now ?? Date.now;
     const startedAt = now();
+    this.startedAt = startedAt;
     const grace = this.o.livezGracePeriodMs ?? 0;
     for (const p of postStart) {
       this.health.addHealthzChecks(p.check);
