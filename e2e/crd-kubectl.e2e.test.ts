@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import { startTestServer, type TestServer } from '@platform/apiserver';
 
-import { ensureKubectl, type KubectlResult } from './support/kubectl';
+import { ensureKubectl, writeKubeconfig, type KubectlResult } from './support/kubectl';
 
 let server: TestServer;
 let dir: string;
@@ -87,24 +87,7 @@ beforeAll(async () => {
   ensureKubectl();
   server = await startTestServer();
   dir = mkdtempSync(join(tmpdir(), 'crd-kubectl-'));
-  writeFileSync(join(dir, 'ca.crt'), server.ca);
-  kubeconfig = join(dir, 'config');
-  writeFileSync(
-    kubeconfig,
-    `apiVersion: v1
-kind: Config
-clusters:
-- name: test
-  cluster: {server: "${server.url}", certificate-authority: "${join(dir, 'ca.crt')}"}
-users:
-- name: anonymous
-  user: {token: test-token}
-contexts:
-- name: test
-  context: {cluster: test, user: anonymous, namespace: default}
-current-context: test
-`,
-  );
+  kubeconfig = writeKubeconfig(dir, server);
 }, 180_000);
 
 afterAll(async () => {

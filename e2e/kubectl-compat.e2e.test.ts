@@ -3,13 +3,13 @@
  * `.k8s.io` spellings (the `g=meta.k8s.io` Table of `kubectl get`) are answered as their `.platform` aliases.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { startTestServer, type TestServer } from '@platform/apiserver';
 
-import { ensureKubectl, type KubectlResult } from './support/kubectl';
+import { ensureKubectl, writeKubeconfig, type KubectlResult } from './support/kubectl';
 
 let server: TestServer;
 let dir: string;
@@ -24,24 +24,7 @@ beforeAll(async () => {
   ensureKubectl();
   server = await startTestServer();
   dir = mkdtempSync(join(tmpdir(), 'kubectl-compat-'));
-  writeFileSync(join(dir, 'ca.crt'), server.ca);
-  kubeconfig = join(dir, 'config');
-  writeFileSync(
-    kubeconfig,
-    `apiVersion: v1
-kind: Config
-clusters:
-- name: test
-  cluster: {server: "${server.url}", certificate-authority: "${join(dir, 'ca.crt')}"}
-users:
-- name: anonymous
-  user: {token: test-token}
-contexts:
-- name: test
-  context: {cluster: test, user: anonymous, namespace: default}
-current-context: test
-`,
-  );
+  kubeconfig = writeKubeconfig(dir, server);
   await mustCreate('/api/v1/namespaces/default/pods', {
     apiVersion: 'v1',
     kind: 'Pod',
