@@ -5,7 +5,9 @@
  * seen by a watch (also after the scheduler's caches synced, so module loading and the initial lists are apart).
  * Cases: 100 nodes / 1,000 pods at the default `--api-qps 50` and at `--api-qps 5000 --api-burst 10000`; the
  * large ones (1,000 nodes / 5,000 pods at both, and 5,000 pods with required anti-affinity on 5,000 nodes) run
- * only with BENCH_LARGE=1 or when named. BENCH_CASES=a,b picks cases by name; BENCH_SCALE=0.2 shrinks them.
+ * only with BENCH_LARGE=1 or when named. BENCH_CASES=a,b picks cases by name; BENCH_SCALE=0.2 shrinks them;
+ * BENCH_CPU_PROFILE=<dir> writes the scheduler's CPU profile there (`--cpu-prof`). The CPU seconds of the scheduler
+ * (whole life) and of the API server (from the scheduler's start to the last binding) are printed beside.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -198,9 +200,15 @@ function watchBindings(c: Client, rv: string, want: number): { done: Promise<num
   return { done, stop: () => stopFn() };
 }
 
+/** User and system CPU seconds a process has used so far (/proc/<pid>/stat). */
+function cpuSecondsOf(pid: number | undefined): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(stat[11]) + Number(stat[12])) / 100;
+}
+
 async function runCase(
   k: Case,
-): Promise<{ podsPerSecond: number; seconds: number; schedulerCpuS: number; startS: number }> {
+): Promise<{ podsPerSecond: number; seconds: number; schedulerCpuS: number; apiCpuS: number; startS: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'scheduler-bench-'));
   const nodes = Math.max(1, Math.round(k.nodes * SCALE));
   const pods = Math.max(1, Math.round(k.pods * SCALE));
@@ -245,10 +253,13 @@ async function runCase(
       `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: ${api.url}\n    certificate-authority-data: ${Buffer.from(api.ca).toString('base64')}\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n`,
     );
     log(`${k.name}: starting the scheduler`);
+    const apiCpu0 = cpuSecondsOf(api.child.pid);
     const t0 = performance.now();
+    const profile = process.env.BENCH_CPU_PROFILE;
     sched = spawn(
       process.execPath,
       [
+        ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
         join(root, 'packages/scheduler/bin/platform-scheduler'),
         `--clientconfig=${kubeconfig}`,
         `--api-qps=${k.qps}`,
@@ -272,12 +283,17 @@ async function runCase(
       throw new Error(`${e.message}: ${serr}\npod-0: ${one.body.slice(-700)}`);
     });
     clearTimeout(timeout);
-    const stat = readFileSync(`/proc/${sched.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    const ticks = Number(stat[11]) + Number(stat[12]);
+    const apiCpuS = cpuSecondsOf(api.child.pid) - apiCpu0;
     const seconds = (t1 - t0) / 1000;
     const startS = synced ? (synced - t0) / 1000 : NaN;
-    return { podsPerSecond: pods / seconds, seconds, schedulerCpuS: ticks / 100, startS };
+    return { podsPerSecond: pods / seconds, seconds, schedulerCpuS: cpuSecondsOf(sched.pid), apiCpuS, startS };
   } finally {
+    if (sched && process.env.BENCH_CPU_PROFILE) {
+      // The profile is written when the process exits on its own: SIGTERM, and wait for it.
+      const exited = new Promise((r) => sched?.once('exit', r));
+      sched.kill('SIGTERM');
+      await exited;
+    }
     sched?.kill('SIGKILL');
     c.agent.destroy();
     api.child.kill('SIGKILL');
@@ -293,15 +309,15 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   for (const k of cases) {
     const r = await runCase(k);
-    const row = `| ${k.name} | ${Math.round(k.nodes * SCALE)} | ${Math.round(k.pods * SCALE)} | ${k.qps}/${k.burst} | ${r.seconds.toFixed(1)} | ${r.podsPerSecond.toFixed(1)} | ${r.startS.toFixed(1)} | ${(Math.round(k.pods * SCALE) / (r.seconds - r.startS)).toFixed(1)} | ${r.schedulerCpuS.toFixed(1)} | ${loadavg()[0]?.toFixed(1)} |`;
+    const row = `| ${k.name} | ${Math.round(k.nodes * SCALE)} | ${Math.round(k.pods * SCALE)} | ${k.qps}/${k.burst} | ${r.seconds.toFixed(1)} | ${r.podsPerSecond.toFixed(1)} | ${r.startS.toFixed(1)} | ${(Math.round(k.pods * SCALE) / (r.seconds - r.startS)).toFixed(1)} | ${r.schedulerCpuS.toFixed(1)} | ${r.apiCpuS.toFixed(1)} | ${loadavg()[0]?.toFixed(1)} |`;
     log(row);
     rows.push(row);
   }
   process.stdout.write(
     [
       `scheduler throughput (${process.env.BENCH_ETCD ? 'etcd' : 'SQLite'}; from the scheduler's start to the last binding seen by a watch)`,
-      '| case | nodes | pods | qps/burst | seconds | pods/s | start s | pods/s after start | scheduler CPU s | load avg |',
-      '|---|---|---|---|---|---|---|---|---|---|',
+      '| case | nodes | pods | qps/burst | seconds | pods/s | start s | pods/s after start | scheduler CPU s | API server CPU s | load avg |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
       '',
     ].join('\n'),

@@ -37,8 +37,11 @@ export function zoneKey(node: Node | undefined): string {
 export class Snapshot implements SnapshotLister {
   readonly nodeInfoMap = new Map<string, NodeInfo>();
   nodeInfoList: NodeInfo[] = [];
-  affinityList: NodeInfo[] = [];
-  antiAffinityList: NodeInfo[] = [];
+  /** Where each node is in `nodeInfoList`, so a changed node is swapped in without a walk of the list. */
+  nodeInfoIndex = new Map<string, number>();
+  /** Nodes with pods that have affinity, and with pods that have required anti-affinity (in no set order). */
+  readonly affinity = new NodeSubset();
+  readonly antiAffinity = new NodeSubset();
   list(): readonly NodeInfo[] {
     return this.nodeInfoList;
   }
@@ -46,10 +49,10 @@ export class Snapshot implements SnapshotLister {
     return this.nodeInfoMap.get(name);
   }
   havePodsWithAffinity(): readonly NodeInfo[] {
-    return this.affinityList;
+    return this.affinity.list;
   }
   havePodsWithRequiredAntiAffinity(): readonly NodeInfo[] {
-    return this.antiAffinityList;
+    return this.antiAffinity.list;
   }
   /** A snapshot of fixed nodes and pods (tests, and what-ifs). */
   static of(nodes: Node[], pods: Pod[] = []): Snapshot {
@@ -59,6 +62,30 @@ export class Snapshot implements SnapshotLister {
     const s = new Snapshot();
     c.updateSnapshot(s);
     return s;
+  }
+}
+
+/** A set of nodes kept as a list for iteration, each put, replaced or taken out in constant time. */
+export class NodeSubset {
+  readonly list: NodeInfo[] = [];
+  private readonly index = new Map<string, number>();
+  /** Puts `ni` in (or replaces the node of that name) when `member`, else takes the node of that name out. */
+  set(name: string, ni: NodeInfo | undefined, member: boolean): void {
+    const i = this.index.get(name);
+    if (member && ni) {
+      if (i === undefined) {
+        this.index.set(name, this.list.length);
+        this.list.push(ni);
+      } else this.list[i] = ni;
+      return;
+    }
+    if (i === undefined) return;
+    const last = this.list.pop() as NodeInfo;
+    this.index.delete(name);
+    if (i < this.list.length) {
+      this.list[i] = last;
+      this.index.set(last.name, i);
+    }
   }
 }
 
@@ -255,43 +282,35 @@ export class SchedulerCache {
   /** Brings `snap` up to date with the cache, copying only the nodes that changed. */
   updateSnapshot(snap: Snapshot): void {
     if (this.dirty.size === 0 && !this.nodeSetChanged) return;
-    let affinityChanged = this.nodeSetChanged;
     for (const name of this.dirty) {
       const ni = this.nodes.get(name);
       const prev = snap.nodeInfoMap.get(name);
-      if (prev && (prev.podsWithAffinity.length || prev.podsWithRequiredAntiAffinity.length)) affinityChanged = true;
       if (!ni || !ni.node) {
         if (prev) {
           snap.nodeInfoMap.delete(name);
           this.nodeSetChanged = true;
         }
-        continue;
+      } else if (!prev || prev.generation !== ni.generation) {
+        if (!prev) this.nodeSetChanged = true;
+        snap.nodeInfoMap.set(name, ni.clone());
       }
-      if (!prev) this.nodeSetChanged = true;
-      if (prev && prev.generation === ni.generation) continue;
-      const c = ni.clone();
-      if (c.podsWithAffinity.length || c.podsWithRequiredAntiAffinity.length) affinityChanged = true;
-      snap.nodeInfoMap.set(name, c);
+      const cur = snap.nodeInfoMap.get(name);
+      snap.affinity.set(name, cur, !!cur && cur.podsWithAffinity.length > 0);
+      snap.antiAffinity.set(name, cur, !!cur && cur.podsWithRequiredAntiAffinity.length > 0);
     }
-    this.dirty.clear();
     if (this.nodeSetChanged) {
       snap.nodeInfoList = interleaveZones([...snap.nodeInfoMap.values()]);
+      snap.nodeInfoIndex = new Map(snap.nodeInfoList.map((n, i) => [n.name, i]));
       this.nodeSetChanged = false;
     } else {
       // Same nodes, new copies: swap them into the list in place.
-      const list = snap.nodeInfoList;
-      for (let i = 0; i < list.length; i++) {
-        const cur = snap.nodeInfoMap.get((list[i] as NodeInfo).name);
-        if (cur) list[i] = cur;
+      for (const name of this.dirty) {
+        const i = snap.nodeInfoIndex.get(name);
+        const cur = snap.nodeInfoMap.get(name);
+        if (i !== undefined && cur) snap.nodeInfoList[i] = cur;
       }
     }
-    if (affinityChanged) {
-      snap.affinityList = snap.nodeInfoList.filter((n) => n.podsWithAffinity.length > 0);
-      snap.antiAffinityList = snap.nodeInfoList.filter((n) => n.podsWithRequiredAntiAffinity.length > 0);
-    } else {
-      snap.affinityList = snap.affinityList.map((n) => snap.nodeInfoMap.get(n.name) as NodeInfo);
-      snap.antiAffinityList = snap.antiAffinityList.map((n) => snap.nodeInfoMap.get(n.name) as NodeInfo);
-    }
+    this.dirty.clear();
   }
 }
 

@@ -11,7 +11,7 @@
  */
 import { type Pod } from '@platform/api';
 
-import { type AffinityTerm, type NodeInfo, podInfoOf, termMatches } from '../../framework/node-info';
+import { type AffinityTerm, type NodeInfo, type PodInfo, podInfoOf, termMatches } from '../../framework/node-info';
 import {
   type ClusterEvent,
   type CycleState,
@@ -42,24 +42,39 @@ export interface InterPodAffinityArgs {
   hardPodAffinityWeight?: number;
 }
 
-type Counts = Map<string, number>;
-const pair = (k: string, v: string): string => `${k}\0${v}`;
+/** Pod counts by topology key, then by the key's value (a domain). */
+type Counts = Map<string, Map<string, number>>;
 
-function add(m: Counts, key: string, v: number): void {
-  const n = (m.get(key) ?? 0) + v;
-  if (n === 0) m.delete(key);
-  else m.set(key, n);
+function add(m: Counts, key: string, value: string, v: number): void {
+  let byValue = m.get(key);
+  if (!byValue) m.set(key, (byValue = new Map()));
+  const n = (byValue.get(value) ?? 0) + v;
+  if (n === 0) {
+    byValue.delete(value);
+    if (byValue.size === 0) m.delete(key);
+  } else byValue.set(value, n);
 }
+
+/** Whether the node's domain for `key` has a positive count. */
+function positive(m: Counts, key: string, labels: Record<string, string>): boolean {
+  const v = labels[key];
+  return v !== undefined && (m.get(key)?.get(v) ?? 0) > 0;
+}
+
+const deepCopy = (m: Counts): Counts => new Map([...m].map(([k, byValue]) => [k, new Map(byValue)]));
+
+/** A namespace's labels, looked up once per namespace within a cycle. */
+type NsLabels = (ns: string) => Record<string, string> | undefined;
 
 class PreFilterState {
   constructor(
     readonly existingAnti: Counts,
     readonly affinity: Counts,
     readonly anti: Counts,
-    readonly nsLabels: (ns: string) => Record<string, string> | undefined,
+    readonly nsLabels: NsLabels,
   ) {}
   clone(): PreFilterState {
-    return new PreFilterState(new Map(this.existingAnti), new Map(this.affinity), new Map(this.anti), this.nsLabels);
+    return new PreFilterState(deepCopy(this.existingAnti), deepCopy(this.affinity), deepCopy(this.anti), this.nsLabels);
   }
 }
 
@@ -68,6 +83,8 @@ function matchesAll(terms: readonly AffinityTerm[], pod: Pod, ns?: Record<string
   for (const t of terms) if (!termMatches(t, pod, ns)) return false;
   return true;
 }
+
+const namespaceOf = (pod: Pod): string => pod.metadata?.namespace ?? 'default';
 
 export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
   readonly name = NAME;
@@ -83,31 +100,41 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     return ['AssignedPodAdd', 'AssignedPodUpdate', 'AssignedPodDelete', 'NodeAdd', 'NodeUpdate'];
   }
 
-  private nsLabels(): (ns: string) => Record<string, string> | undefined {
+  private nsLabels(): NsLabels {
     const lister = this.handle.lister('namespaces');
-    return (ns) => (lister.get(ns) as { metadata?: { labels?: Record<string, string> } } | undefined)?.metadata?.labels;
+    const seen = new Map<string, Record<string, string> | undefined>();
+    return (ns) => {
+      if (seen.has(ns)) return seen.get(ns);
+      const labels = (lister.get(ns) as { metadata?: { labels?: Record<string, string> } } | undefined)?.metadata
+        ?.labels;
+      seen.set(ns, labels);
+      return labels;
+    };
   }
 
   /** Updates the counts for `existing` on `node` by `sign` (PreFilter, AddPod, RemovePod). */
-  private account(s: PreFilterState, pod: Pod, existing: Pod, node: NodeInfo, sign: number): void {
+  private account(s: PreFilterState, incoming: PodInfo, ex: PodInfo, node: NodeInfo, sign: number): void {
     const labels = node.node?.metadata?.labels;
     if (!labels) return;
-    const incoming = podInfoOf(pod);
-    const ex = podInfoOf(existing);
-    const nsPod = s.nsLabels(pod.metadata?.namespace ?? 'default');
-    const nsEx = s.nsLabels(existing.metadata?.namespace ?? 'default');
-    for (const t of ex.requiredAntiAffinityTerms) {
-      const v = labels[t.topologyKey];
-      if (v !== undefined && termMatches(t, pod, nsPod)) add(s.existingAnti, pair(t.topologyKey, v), sign);
+    const pod = incoming.pod;
+    const existing = ex.pod;
+    if (ex.requiredAntiAffinityTerms.length) {
+      const nsPod = s.nsLabels(namespaceOf(pod));
+      for (const t of ex.requiredAntiAffinityTerms) {
+        const v = labels[t.topologyKey];
+        if (v !== undefined && termMatches(t, pod, nsPod)) add(s.existingAnti, t.topologyKey, v, sign);
+      }
     }
+    if (incoming.requiredAffinityTerms.length === 0 && incoming.requiredAntiAffinityTerms.length === 0) return;
+    const nsEx = s.nsLabels(namespaceOf(existing));
     if (incoming.requiredAffinityTerms.length && matchesAll(incoming.requiredAffinityTerms, existing, nsEx))
       for (const t of incoming.requiredAffinityTerms) {
         const v = labels[t.topologyKey];
-        if (v !== undefined) add(s.affinity, pair(t.topologyKey, v), sign);
+        if (v !== undefined) add(s.affinity, t.topologyKey, v, sign);
       }
     for (const t of incoming.requiredAntiAffinityTerms) {
       const v = labels[t.topologyKey];
-      if (v !== undefined && termMatches(t, existing, nsEx)) add(s.anti, pair(t.topologyKey, v), sign);
+      if (v !== undefined && termMatches(t, existing, nsEx)) add(s.anti, t.topologyKey, v, sign);
     }
   }
 
@@ -115,30 +142,22 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const s = new PreFilterState(new Map(), new Map(), new Map(), this.nsLabels());
     const snap = this.handle.snapshot();
     const incoming = podInfoOf(pod);
-    const nodes =
-      incoming.requiredAffinityTerms.length || incoming.requiredAntiAffinityTerms.length
-        ? snap.list()
-        : snap.havePodsWithRequiredAntiAffinity();
-    for (const node of nodes) {
-      const pods =
-        incoming.requiredAffinityTerms.length || incoming.requiredAntiAffinityTerms.length
-          ? node.pods
-          : node.podsWithRequiredAntiAffinity;
-      for (const p of pods) this.account(s, pod, p.pod, node, 1);
-    }
+    const all = incoming.requiredAffinityTerms.length > 0 || incoming.requiredAntiAffinityTerms.length > 0;
+    for (const node of all ? snap.list() : snap.havePodsWithRequiredAntiAffinity())
+      for (const p of all ? node.pods : node.podsWithRequiredAntiAffinity) this.account(s, incoming, p, node, 1);
     state.write(PRE_FILTER_KEY, s);
     return undefined;
   }
 
   addPod(state: CycleState, pod: Pod, toAdd: Pod, node: NodeInfo): Status | undefined {
     const s = state.read<PreFilterState>(PRE_FILTER_KEY);
-    if (s) this.account(s, pod, toAdd, node, 1);
+    if (s) this.account(s, podInfoOf(pod), podInfoOf(toAdd), node, 1);
     return undefined;
   }
 
   removePod(state: CycleState, pod: Pod, toRemove: Pod, node: NodeInfo): Status | undefined {
     const s = state.read<PreFilterState>(PRE_FILTER_KEY);
-    if (s) this.account(s, pod, toRemove, node, -1);
+    if (s) this.account(s, podInfoOf(pod), podInfoOf(toRemove), node, -1);
     return undefined;
   }
 
@@ -146,28 +165,24 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const s = state.read<PreFilterState>(PRE_FILTER_KEY);
     if (!s) return undefined;
     const labels = node.node?.metadata?.labels ?? {};
-    if (s.existingAnti.size)
-      for (const k of Object.keys(labels))
-        if ((s.existingAnti.get(pair(k, labels[k] as string)) ?? 0) > 0)
-          return unschedulable(ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_EXISTING_ANTI_AFFINITY);
+    for (const key of s.existingAnti.keys())
+      if (positive(s.existingAnti, key, labels))
+        return unschedulable(ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_EXISTING_ANTI_AFFINITY);
     const pi = podInfoOf(pod);
-    for (const t of pi.requiredAntiAffinityTerms) {
-      const v = labels[t.topologyKey];
-      if (v !== undefined && (s.anti.get(pair(t.topologyKey, v)) ?? 0) > 0)
+    for (const t of pi.requiredAntiAffinityTerms)
+      if (positive(s.anti, t.topologyKey, labels))
         return unschedulable(ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES);
-    }
     if (pi.requiredAffinityTerms.length) {
       let podsExist = true;
       for (const t of pi.requiredAffinityTerms) {
         const v = labels[t.topologyKey];
         if (v === undefined) return unresolvable(ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_AFFINITY_RULES);
-        if ((s.affinity.get(pair(t.topologyKey, v)) ?? 0) <= 0) podsExist = false;
+        if ((s.affinity.get(t.topologyKey)?.get(v) ?? 0) <= 0) podsExist = false;
       }
       if (!podsExist) {
         // The first pod of a group whose terms match itself may go to any node that has the topology labels.
         const selfMatch =
-          s.affinity.size === 0 &&
-          matchesAll(pi.requiredAffinityTerms, pod, s.nsLabels(pod.metadata?.namespace ?? 'default'));
+          s.affinity.size === 0 && matchesAll(pi.requiredAffinityTerms, pod, s.nsLabels(namespaceOf(pod)));
         if (!selfMatch) return unresolvable(ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_AFFINITY_RULES);
       }
     }
@@ -181,7 +196,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const nodes = hasPreferred ? snap.list() : snap.havePodsWithAffinity();
     const scores = new Map<string, Map<string, number>>();
     const nsLabels = this.nsLabels();
-    const nsPod = nsLabels(pod.metadata?.namespace ?? 'default');
+    const nsPod = nsLabels(namespaceOf(pod));
     const bump = (labels: Record<string, string>, key: string, w: number): void => {
       const v = labels[key];
       if (v === undefined || w === 0) return;
@@ -194,7 +209,15 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
       if (!labels) continue;
       const pods = hasPreferred ? node.pods : node.podsWithAffinity;
       for (const ex of pods) {
-        const nsEx = nsLabels(ex.pod.metadata?.namespace ?? 'default');
+        // Without preferred terms of its own, the pod is scored only by existing pods' terms that can score.
+        if (
+          !hasPreferred &&
+          ex.preferredAffinityTerms.length === 0 &&
+          ex.preferredAntiAffinityTerms.length === 0 &&
+          (this.hardWeight <= 0 || ex.requiredAffinityTerms.length === 0)
+        )
+          continue;
+        const nsEx = nsLabels(namespaceOf(ex.pod));
         for (const t of pi.preferredAffinityTerms)
           if (termMatches(t, ex.pod, nsEx)) bump(labels, t.topologyKey, t.weight);
         for (const t of pi.preferredAntiAffinityTerms)
