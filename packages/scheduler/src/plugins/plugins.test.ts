@@ -15,6 +15,11 @@ import { Fit } from './noderesources/fit';
 import { LeastAllocated } from './noderesources/least-allocated';
 import { MostAllocated } from './noderesources/most-allocated';
 import { RequestedToCapacityRatio } from './noderesources/requested-to-capacity-ratio';
+import { NodeName } from './nodename/node-name';
+import { ERR_REASON as NODE_PORTS_REASON, NodePorts } from './nodeports/node-ports';
+import { NodePreferAvoidPods } from './nodepreferavoidpods/node-prefer-avoid-pods';
+import { NodeUnschedulable } from './nodeunschedulable/node-unschedulable';
+import { PrioritySort } from './prioritysort/priority-sort';
 import { TaintToleration } from './tainttoleration/taint-toleration';
 
 const node = (pods = []) => Snapshot.of([makeNode('n', { cpu: '4', memory: '8Gi' })], pods).get('n')!;
@@ -114,4 +119,87 @@ it('examines as many nodes as 1.21 does and summarizes a failure as 1.21 does', 
 it('backs off 1 s doubling to 10 s', () => {
   const q = new SchedulingQueue({ less: () => false });
   expect([1, 2, 3, 4, 5, 6].map((a) => q.backoffDuration(a))).toEqual([1000, 2000, 4000, 8000, 10000, 10000]);
+});
+
+describe('the small filters, as 1.21 gives them', () => {
+  const snap = Snapshot.of(
+    [makeNode('a'), makeNode('cordoned', { unschedulable: true })],
+    [
+      makePod('web', {
+        nodeName: 'a',
+        spec: {
+          containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 80, hostPort: 8080, protocol: 'TCP' }] }],
+        },
+      }),
+    ],
+  );
+  const withPort = (hostPort: number, protocol: 'TCP' | 'UDP' = 'TCP', hostIP?: string) =>
+    makePod('p', {
+      spec: { containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 1, hostPort, protocol, hostIP }] }] },
+    });
+
+  it.each([
+    ['the same host port and protocol', withPort(8080), [NODE_PORTS_REASON]],
+    [
+      'the same port on one host IP (the used one binds 0.0.0.0)',
+      withPort(8080, 'TCP', '127.0.0.1'),
+      [NODE_PORTS_REASON],
+    ],
+    ['the same port over UDP', withPort(8080, 'UDP'), undefined],
+    ['another port', withPort(8081), undefined],
+  ])('NodePorts: %s', (_n, pod, want) => {
+    const np = new NodePorts();
+    const s = new CycleState();
+    np.preFilter(s, pod);
+    expect(np.filter(s, pod, snap.get('a')!)?.reasons).toEqual(want);
+  });
+
+  it('NodeName passes only the named node', () => {
+    const pod = makePod('p', { spec: { nodeName: 'cordoned' } });
+    expect(new NodeName().filter(new CycleState(), pod, snap.get('cordoned')!)).toBeUndefined();
+    expect(new NodeName().filter(new CycleState(), pod, snap.get('a')!)?.reasons).toEqual([
+      "node(s) didn't match the requested hostname",
+    ]);
+  });
+
+  it('NodeUnschedulable rejects a cordoned node unless the pod tolerates the unschedulable taint', () => {
+    const nu = new NodeUnschedulable();
+    expect(nu.filter(new CycleState(), makePod('p'), snap.get('cordoned')!)?.reasons).toEqual([
+      'node(s) were unschedulable',
+    ]);
+    const tolerant = makePod('t', {
+      spec: { tolerations: [{ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' }] },
+    });
+    expect(nu.filter(new CycleState(), tolerant, snap.get('cordoned')!)).toBeUndefined();
+    expect(nu.filter(new CycleState(), makePod('p'), snap.get('a')!)).toBeUndefined();
+  });
+
+  it("NodePreferAvoidPods scores 0 only where the annotation names the pod's controller", () => {
+    const avoid = makeNode('avoid');
+    avoid.metadata!.annotations = {
+      'scheduler.alpha.kubernetes.io/preferAvoidPods': JSON.stringify({
+        preferAvoidPods: [{ podSignature: { podController: { kind: 'ReplicaSet', uid: 'rs-1' } } }],
+      }),
+    };
+    const ni = Snapshot.of([avoid]).get('avoid')!;
+    const owned = (uid: string, kind = 'ReplicaSet') => {
+      const p = makePod('p');
+      p.metadata!.ownerReferences = [{ apiVersion: 'apps/v1', kind, name: 'x', uid, controller: true }];
+      return p;
+    };
+    const npap = new NodePreferAvoidPods();
+    expect(npap.score(new CycleState(), owned('rs-1'), ni)).toBe(0);
+    expect(npap.score(new CycleState(), owned('rs-2'), ni)).toBe(100);
+    expect(npap.score(new CycleState(), owned('rs-1', 'StatefulSet'), ni)).toBe(100);
+    expect(npap.score(new CycleState(), makePod('p'), ni)).toBe(100);
+  });
+
+  it('PrioritySort puts the higher priority first, then the earlier queued', () => {
+    const ps = new PrioritySort();
+    const q = (priority: number, timestamp: number) => ({ pod: makePod('p', { priority }), timestamp }) as never;
+    expect(ps.less(q(10, 5), q(1, 1))).toBe(true);
+    expect(ps.less(q(1, 1), q(10, 5))).toBe(false);
+    expect(ps.less(q(5, 1), q(5, 2))).toBe(true);
+    expect(ps.less(q(5, 2), q(5, 1))).toBe(false);
+  });
 });

@@ -267,7 +267,8 @@ export class PodTopologySpread
         c.topologyKey === HOSTNAME ? countMatching(node, c, ns) : (s.counts.get(pairKey(c.topologyKey, v)) ?? 0);
       score += cnt * (s.weights[i] as number) + (c.maxSkew - 1);
     });
-    return Math.round(score);
+    // 1.21 truncates (`int64(score)`); rounding came with 1.24.
+    return Math.trunc(score);
   }
 
   normalizeScore(state: CycleState, _pod: Pod, scores: NodeScore[]): Status | undefined {
