@@ -8,6 +8,7 @@ import { CycleState, type NodeScore, Status } from '../framework/types';
 import { SchedulingQueue } from '../queue/scheduling-queue';
 import { fitErrorMessage, numFeasibleNodesToFind } from '../scheduler';
 import { makeNode, makePod } from '../testing/objects';
+import { DefaultPreemption } from './defaultpreemption/default-preemption';
 import { calculatePriority } from './imagelocality/image-locality';
 import { NodeAffinity } from './nodeaffinity/node-affinity';
 import { BalancedAllocation } from './noderesources/balanced-allocation';
@@ -201,5 +202,45 @@ describe('the small filters, as 1.21 gives them', () => {
     expect(ps.less(q(1, 1), q(10, 5))).toBe(false);
     expect(ps.less(q(5, 1), q(5, 2))).toBe(true);
     expect(ps.less(q(5, 2), q(5, 1))).toBe(false);
+  });
+});
+
+describe("DefaultPreemption picks the node as 1.21's pickOneNodeForPreemption does", () => {
+  const victim = (name: string, priority: number, start = '2026-01-01T00:00:00Z') => {
+    const p = makePod(name, { priority });
+    p.status = { startTime: start };
+    return p;
+  };
+  const cand = (name: string, victims: ReturnType<typeof victim>[], numPDBViolations = 0) => ({
+    name,
+    victims,
+    numPDBViolations,
+  });
+
+  it.each([
+    ['a node that needs no victims', [cand('a', [victim('x', 1)]), cand('b', [])], 'b'],
+    ['the fewest PDB violations', [cand('a', [victim('x', 1)], 1), cand('b', [victim('y', 5)], 0)], 'b'],
+    [
+      'the lowest highest-priority victim',
+      [cand('a', [victim('x', 5)]), cand('b', [victim('y', 1), victim('z', 2)])],
+      'b',
+    ],
+    [
+      'the smallest sum of priorities',
+      [cand('a', [victim('x', 3), victim('y', 3)]), cand('b', [victim('z', 3), victim('w', 1)])],
+      'b',
+    ],
+    ['the fewest victims', [cand('a', [victim('x', 0), victim('y', 0)]), cand('b', [victim('z', 0)])], 'b'],
+    [
+      'the latest start among the highest-priority victims',
+      [cand('a', [victim('x', 3, '2026-01-01T00:00:00Z')]), cand('b', [victim('y', 3, '2026-01-02T00:00:00Z')])],
+      'b',
+    ],
+  ])('prefers %s', (_n, cands, want) => {
+    expect(DefaultPreemption.pick(cands)?.name).toBe(want);
+  });
+
+  it('has nothing to pick from no candidates', () => {
+    expect(DefaultPreemption.pick([])).toBeUndefined();
   });
 });
