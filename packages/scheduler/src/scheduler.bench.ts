@@ -7,7 +7,8 @@
  * large ones (1,000 nodes / 5,000 pods at both, and 5,000 pods with required anti-affinity on 5,000 nodes) run
  * only with BENCH_LARGE=1 or when named. BENCH_CASES=a,b picks cases by name; BENCH_SCALE=0.2 shrinks them;
  * BENCH_CPU_PROFILE=<dir> writes the scheduler's CPU profile there (`--cpu-prof`). The CPU seconds of the scheduler
- * (whole life) and of the API server (from the scheduler's start to the last binding) are printed beside.
+ * (whole life) and of the API server (from the scheduler's start to the last binding) are printed beside, and of
+ * the store with BENCH_STORE_PID=<etcd's pid>.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -208,7 +209,14 @@ function cpuSecondsOf(pid: number | undefined): number {
 
 async function runCase(
   k: Case,
-): Promise<{ podsPerSecond: number; seconds: number; schedulerCpuS: number; apiCpuS: number; startS: number }> {
+): Promise<{
+  podsPerSecond: number;
+  seconds: number;
+  schedulerCpuS: number;
+  apiCpuS: number;
+  storeCpuS: number;
+  startS: number;
+}> {
   const dir = mkdtempSync(join(tmpdir(), 'scheduler-bench-'));
   const nodes = Math.max(1, Math.round(k.nodes * SCALE));
   const pods = Math.max(1, Math.round(k.pods * SCALE));
@@ -254,6 +262,8 @@ async function runCase(
     );
     log(`${k.name}: starting the scheduler`);
     const apiCpu0 = cpuSecondsOf(api.child.pid);
+    const storePid = process.env.BENCH_STORE_PID ? Number(process.env.BENCH_STORE_PID) : undefined;
+    const storeCpu0 = storePid ? cpuSecondsOf(storePid) : NaN;
     const t0 = performance.now();
     const profile = process.env.BENCH_CPU_PROFILE;
     sched = spawn(
@@ -284,9 +294,17 @@ async function runCase(
     });
     clearTimeout(timeout);
     const apiCpuS = cpuSecondsOf(api.child.pid) - apiCpu0;
+    const storeCpuS = storePid ? cpuSecondsOf(storePid) - storeCpu0 : NaN;
     const seconds = (t1 - t0) / 1000;
     const startS = synced ? (synced - t0) / 1000 : NaN;
-    return { podsPerSecond: pods / seconds, seconds, schedulerCpuS: cpuSecondsOf(sched.pid), apiCpuS, startS };
+    return {
+      podsPerSecond: pods / seconds,
+      seconds,
+      schedulerCpuS: cpuSecondsOf(sched.pid),
+      apiCpuS,
+      storeCpuS,
+      startS,
+    };
   } finally {
     if (sched && process.env.BENCH_CPU_PROFILE) {
       // The profile is written when the process exits on its own: SIGTERM, and wait for it.
@@ -309,15 +327,15 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   for (const k of cases) {
     const r = await runCase(k);
-    const row = `| ${k.name} | ${Math.round(k.nodes * SCALE)} | ${Math.round(k.pods * SCALE)} | ${k.qps}/${k.burst} | ${r.seconds.toFixed(1)} | ${r.podsPerSecond.toFixed(1)} | ${r.startS.toFixed(1)} | ${(Math.round(k.pods * SCALE) / (r.seconds - r.startS)).toFixed(1)} | ${r.schedulerCpuS.toFixed(1)} | ${r.apiCpuS.toFixed(1)} | ${loadavg()[0]?.toFixed(1)} |`;
+    const row = `| ${k.name} | ${Math.round(k.nodes * SCALE)} | ${Math.round(k.pods * SCALE)} | ${k.qps}/${k.burst} | ${r.seconds.toFixed(1)} | ${r.podsPerSecond.toFixed(1)} | ${r.startS.toFixed(1)} | ${(Math.round(k.pods * SCALE) / (r.seconds - r.startS)).toFixed(1)} | ${r.schedulerCpuS.toFixed(1)} | ${r.apiCpuS.toFixed(1)} | ${Number.isNaN(r.storeCpuS) ? '–' : r.storeCpuS.toFixed(1)} | ${loadavg()[0]?.toFixed(1)} |`;
     log(row);
     rows.push(row);
   }
   process.stdout.write(
     [
       `scheduler throughput (${process.env.BENCH_ETCD ? 'etcd' : 'SQLite'}; from the scheduler's start to the last binding seen by a watch)`,
-      '| case | nodes | pods | qps/burst | seconds | pods/s | start s | pods/s after start | scheduler CPU s | API server CPU s | load avg |',
-      '|---|---|---|---|---|---|---|---|---|---|---|',
+      '| case | nodes | pods | qps/burst | seconds | pods/s | start s | pods/s after start | scheduler CPU s | API server CPU s | etcd CPU s | load avg |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
       '',
     ].join('\n'),
