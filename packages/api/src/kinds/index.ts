@@ -114,6 +114,7 @@ export * from './core/v1/limit-range';
 export * from './core/v1/namespace';
 export * from './core/v1/node';
 export * from './core/v1/persistent-volume';
+export * from './core/v1/volume-binding';
 export * from './core/v1/pod';
 export * from './core/v1/pod-template';
 export * from './core/v1/replication-controller';
