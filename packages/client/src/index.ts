@@ -21,3 +21,4 @@ export * from './leaderelection/leader-elector';
 export * from './leaderelection/resource-lock';
 export * from './events/event-recorder';
 export * from './options/client-connection-options';
+export * from './auth/delegated-auth';

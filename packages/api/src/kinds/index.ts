@@ -151,6 +151,7 @@ export * from './autoscaling/v2beta2/hpa';
 export * from './autoscaling/v2beta2/convert';
 export * from './flowcontrol/v1beta1/flowcontrol';
 export * from './apiregistration/apiservice';
+export * from './metrics/v1beta1/metrics';
 export * from './apiextensions/v1/custom-resource-definition';
 export * from './apiextensions/v1beta1/custom-resource-definition';
 export * from './apiextensions/custom-object';

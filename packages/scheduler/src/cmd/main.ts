@@ -12,7 +12,9 @@ import { randomUUID } from 'node:crypto';
 
 import { type ConfigMap, ConfigMapKind } from '@platform/api';
 import {
+  authenticationSetup,
   Clientset,
+  delegatedAuth,
   LeaderElector,
   loadClientConfig,
   newResourceLock,
@@ -55,7 +57,6 @@ import { type Policy, parsePolicy } from '../config/policy';
 import { SchedulerMetrics } from '../metrics';
 import { inTreeRegistry } from '../plugins/registry';
 import { Scheduler } from '../scheduler';
-import { authenticationSetup, delegatedAuth } from './delegated-auth';
 import { type SchedulerFlags, SchedulerOptions } from './options';
 
 const NAME = 'platform-scheduler';

@@ -1,12 +1,13 @@
 /**
- * Delegated authentication and authorization of the secure port (model: apiserver's `DelegatingAuthenticator` and
- * `DelegatingAuthorizer` as kube-scheduler configures them). The `--authorization-always-allow-paths` pass. Any
+ * Delegated authentication and authorization of a daemon's secure port (model: apiserver's `DelegatingAuthenticator`
+ * and `DelegatingAuthorizer` as kube-scheduler and extension API servers such as metrics-server configure them),
+ * shared by the daemons that delegate (the scheduler, the metrics server). The `--authorization-always-allow-paths` pass. Any
  * other request is authenticated, in this order, by a front proxy's client certificate (signed by
  * `--requestheader-client-ca-file`, CommonName in `--requestheader-allowed-names` when that is set) with the user in
  * `--requestheader-username-headers` (groups and extra from their headers); by a client certificate signed by
  * `--client-ca-file` (CommonName the user, Organizations the groups); or by a bearer token the API server accepts
- * (TokenReview). Without any credential: 401. The user must then be allowed to use the path
- * (SubjectAccessReview). Node verifies the client's chain against both bundles during the handshake; which bundle
+ * (TokenReview). Without any credential: 401. The user must then be allowed to use the path, or, for a daemon that
+ * serves API resources, the resource the request names (SubjectAccessReview). Node verifies the client's chain against both bundles during the handshake; which bundle
  * it ended at decides what the certificate may do. Answers are cached for the configured TTLs.
  */
 import { X509Certificate } from 'node:crypto';
@@ -14,7 +15,6 @@ import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type PeerCertificate, type TLSSocket } from 'node:tls';
 
 import { type ConfigMap, ConfigMapKind, SubjectAccessReviewKind, TokenReviewKind } from '@platform/api';
-import { type Clientset } from '@platform/client';
 import {
   type DelegatedAuthenticationConfig,
   type DelegatedAuthorizationConfig,
@@ -22,12 +22,36 @@ import {
   type RequestHeaderConfig,
 } from '@platform/common';
 
+import { type Clientset } from '../rest/resource-client';
+
 /** The authenticated user, as TokenReview and SubjectAccessReview name it. */
-export interface User {
+export interface DelegatedUser {
   username: string;
   groups: string[];
   uid?: string;
   extra?: Record<string, string[]>;
+}
+
+/** What a SubjectAccessReview asks about a request: a resource (`resourceAttributes`) or a path. */
+export interface AccessAttributes {
+  resourceAttributes?: {
+    verb: string;
+    group: string;
+    version: string;
+    resource: string;
+    subresource?: string;
+    namespace?: string;
+    name?: string;
+  };
+  nonResourceAttributes?: { verb: string; path: string };
+}
+
+/** How a daemon that serves API resources describes and refuses its requests. */
+export interface DelegatedAuthHooks {
+  /** The attributes of a request (default: its path and the lowercased method as a non-resource request). */
+  attributesOf?(req: IncomingMessage, path: string): AccessAttributes;
+  /** Writes a refusal (401, 403); default: a line of text. */
+  deny?(res: ServerResponse, code: 401 | 403, user: DelegatedUser | undefined, attributes: AccessAttributes): void;
 }
 
 /** What the secure port authenticates with: the CA bundles (PEM) and the request-header settings. */
@@ -116,12 +140,16 @@ export async function authenticationSetup(
   return out;
 }
 
-/** The front handler of the secure server. */
+/**
+ * The front handler of the secure server: passes what is allowed on (`next`), answers the rest with 401 or 403
+ * (`hooks.deny`), and 500 when the API server cannot be asked.
+ */
 export function delegatedAuth(
   authn: AuthenticationSetup,
   tokenClient: Clientset | undefined,
   authz: { client?: Clientset; config: DelegatedAuthorizationConfig },
   log: Logger,
+  hooks: DelegatedAuthHooks = {},
 ): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
   const allowed = new Set(authz.config.alwaysAllowPaths);
   const clientRoots = fingerprints(authn.clientCA, '--client-ca-file');
@@ -131,16 +159,30 @@ export function delegatedAuth(
   const userHeaders = lower(rh.usernameHeaders);
   const groupHeaders = lower(rh.groupHeaders);
   const extraPrefixes = lower(rh.extraHeaderPrefixes);
-  const tokens = new Map<string, { user?: User; until: number }>();
+  const tokens = new Map<string, { user?: DelegatedUser; until: number }>();
   const decisions = new Map<string, { ok: boolean; until: number }>();
-  const deny = (res: ServerResponse, code: number, msg: string): void => {
+  const deny = (
+    res: ServerResponse,
+    code: 401 | 403 | 500,
+    user?: DelegatedUser,
+    attrs: AccessAttributes = {},
+  ): void => {
+    if (code !== 500 && hooks.deny) return hooks.deny(res, code, user, attrs);
+    const nr = attrs.nonResourceAttributes;
+    const ra = attrs.resourceAttributes;
+    const msg =
+      code === 401
+        ? 'Unauthorized'
+        : code === 500
+          ? 'Internal Server Error'
+          : `Forbidden: user "${user?.username ?? ''}" cannot ${nr ? `${nr.verb} path "${nr.path}"` : `${ra?.verb ?? ''} resource "${ra?.resource ?? ''}"`}`;
     res.statusCode = code;
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.end(`${msg}\n`);
   };
 
   /** The user of a request, undefined when it has no credential, or an Error when its credential is refused. */
-  const authenticate = async (req: IncomingMessage): Promise<User | Error | undefined> => {
+  const authenticate = async (req: IncomingMessage): Promise<DelegatedUser | Error | undefined> => {
     const cert = verifiedClient(req);
     if (cert && proxyRoots.has(cert.root)) {
       const cn = first(cert.leaf.subject?.CN);
@@ -182,33 +224,29 @@ export function delegatedAuth(
     void (async () => {
       try {
         const user = await authenticate(req);
-        if (!user || user instanceof Error) return deny(res, 401, 'Unauthorized');
+        if (!user || user instanceof Error) return deny(res, 401);
         if (!user.groups.includes('system:authenticated')) user.groups = [...user.groups, 'system:authenticated'];
-        const verb = (req.method ?? 'GET').toLowerCase();
-        if (!authz.client) return deny(res, 403, `Forbidden: user "${user.username}" cannot ${verb} path "${path}"`);
-        const key = JSON.stringify([user.username, user.groups, user.extra ?? {}, verb, path]);
+        const attrs = hooks.attributesOf?.(req, path) ?? {
+          nonResourceAttributes: { path, verb: (req.method ?? 'GET').toLowerCase() },
+        };
+        if (!authz.client) return deny(res, 403, user, attrs);
+        const key = JSON.stringify([user.username, user.groups, user.extra ?? {}, attrs]);
         const hit = decisions.get(key);
         let ok: boolean;
         if (hit && hit.until > Date.now()) ok = hit.ok;
         else {
           const sar = (await authz.client.resource(SubjectAccessReviewKind).create({
-            spec: {
-              user: user.username,
-              groups: user.groups,
-              uid: user.uid,
-              extra: user.extra,
-              nonResourceAttributes: { path, verb },
-            },
+            spec: { user: user.username, groups: user.groups, uid: user.uid, extra: user.extra, ...attrs },
           } as never)) as { status?: { allowed?: boolean } };
           ok = !!sar.status?.allowed;
           const ttl = ok ? authz.config.allowCacheTTLMs : authz.config.denyCacheTTLMs;
           decisions.set(key, { ok, until: Date.now() + ttl });
         }
         if (ok) return next();
-        deny(res, 403, `Forbidden: user "${user.username}" cannot ${verb} path "${path}"`);
+        deny(res, 403, user, attrs);
       } catch (err) {
         log.warn('Delegated authentication or authorization failed', { err: String(err) });
-        deny(res, 500, 'Internal Server Error');
+        deny(res, 500);
       }
     })();
   };
