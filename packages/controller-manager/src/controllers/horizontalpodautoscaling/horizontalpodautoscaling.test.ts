@@ -4,41 +4,20 @@ import {
   EventKind,
   type HorizontalPodAutoscaler,
   HorizontalPodAutoscalerKind,
+  type HorizontalPodAutoscalerV2beta2,
+  HorizontalPodAutoscalerV2beta2Kind,
   NamespaceKind,
 } from '@platform/api';
 import { parseOrExit } from '@platform/common';
 import { Command } from 'commander';
 
 import { type ControllerHarness, startControllerHarness, waitFor } from '../../testing/harness';
-import { type Condition, replicasForUtilization, setCondition, stabilize } from './replicas';
+import { type Condition } from './replicas';
 import { HPAControllerOptions, horizontalPodAutoscalingController, NO_METRICS_ERROR, readConditions } from './index';
 
 jest.setTimeout(90_000);
 
 const NS = 'hpa';
-
-describe('replica arithmetic', () => {
-  test('tolerance keeps the count; beyond it the count follows the ratio, rounded up', () => {
-    expect(replicasForUtilization(4, 1.05, 0.1)).toBe(4);
-    expect(replicasForUtilization(4, 1.5, 0.1)).toBe(6);
-    expect(replicasForUtilization(4, 0.3, 0.1)).toBe(2);
-  });
-  test('downscale stabilization takes the highest recommendation of the window', () => {
-    const h: { at: number; replicas: number }[] = [];
-    expect(stabilize(h, 5, 0, 300_000)).toBe(5);
-    expect(stabilize(h, 2, 100_000, 300_000)).toBe(5);
-    expect(stabilize(h, 3, 350_000, 300_000)).toBe(3);
-    expect(h.map((r) => r.replicas)).toEqual([2, 3]);
-  });
-  test('a condition keeps its transition time while its status stays', () => {
-    const list: Condition[] = [];
-    setCondition(list, { type: 'A', status: 'True', reason: 'x' }, 't1');
-    setCondition(list, { type: 'A', status: 'True', reason: 'y' }, 't2');
-    expect(list).toEqual([{ type: 'A', status: 'True', reason: 'y', lastTransitionTime: 't1' }]);
-    setCondition(list, { type: 'A', status: 'False', reason: 'z' }, 't3');
-    expect(list[0]?.lastTransitionTime).toBe('t3');
-  });
-});
 
 test('options: defaults and a negative tolerance', () => {
   const parse = (args: string[]): { errors: string[]; o: HPAControllerOptions } => {
@@ -135,6 +114,46 @@ describe('against an API server', () => {
     );
     expect(await replicas('web')).toBe(0);
     expect(h.errors).toEqual([]);
+  });
+
+  test('custom and external metrics are refused, saying so', async () => {
+    await deployment('custom', 2);
+    await h.client.resource(HorizontalPodAutoscalerV2beta2Kind, NS).create({
+      metadata: { name: 'custom' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'custom' },
+        minReplicas: 1,
+        maxReplicas: 4,
+        metrics: [
+          {
+            type: 'Pods',
+            pods: { metric: { name: 'http_requests' }, target: { type: 'AverageValue', averageValue: '10' } },
+          },
+          {
+            type: 'External',
+            external: { metric: { name: 'queue_length' }, target: { type: 'Value', value: '30' } },
+          },
+        ],
+      },
+    } as HorizontalPodAutoscalerV2beta2);
+    await waitFor(
+      'FailedGetPodsMetric',
+      async () => (await condition('custom', 'ScalingActive'))?.reason === 'FailedGetPodsMetric',
+    );
+    expect((await condition('custom', 'ScalingActive'))?.message).toBe(
+      'the HPA was unable to compute the replica count: failed to get pods metric value: unable to get metric http_requests: the custom metrics API (custom.metrics.platform) is not supported yet by this controller',
+    );
+    await waitFor('FailedGetExternalMetric Event', async () =>
+      (await events('custom', 'FailedGetExternalMetric')).includes(
+        'failed to get external metric value: unable to get external metric queue_length: the external metrics API (external.metrics.platform) is not supported yet by this controller',
+      ),
+    );
+    await waitFor('FailedComputeMetricsReplicas', async () =>
+      (await events('custom', 'FailedComputeMetricsReplicas')).some((m) =>
+        m.startsWith('invalid metrics (2 invalid out of 2), first error is: failed to get pods metric value'),
+      ),
+    );
+    expect(await replicas('custom')).toBe(2);
   });
 
   test('a missing target is FailedGetScale', async () => {
