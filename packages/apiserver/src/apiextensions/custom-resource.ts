@@ -7,6 +7,7 @@
 import {
   AGE_COLUMN,
   age,
+  type AnnotatedSchema,
   type ApiObject,
   badRequest,
   type CustomResourceDefinition,
@@ -39,6 +40,7 @@ import {
   type WriteOptions,
 } from '../registry/rest/rest';
 import { selectionPredicate } from '../registry/generic/predicate';
+import { applySchemaOf } from './apply-schema';
 import { evaluate, getPath, parseFieldPath, parseJsonPath, setPath } from './jsonpath';
 import { type CompiledSchema, compileSchema } from './schema';
 
@@ -82,6 +84,8 @@ export interface CustomResourceVersion {
   status?: RestStorage;
   scale?: RestStorage;
   schema: CompiledSchema;
+  /** The version's schema as server-side apply reads objects (undefined without a schema: read untyped). */
+  applySchema?: AnnotatedSchema;
 }
 
 /** What a version's storage is built from. */
@@ -407,7 +411,13 @@ export function buildCustomResourceVersion(c: CustomResourceContext): CustomReso
   };
   const main = new CustomResourceStore(definition, c.terminating);
   const warning = deprecationWarning(crd, v);
-  const out: CustomResourceVersion = { kind, main: withWarning(main, warning), schema };
+  const applySchema = applySchemaOf(v.schema?.openAPIV3Schema, crd.spec.preserveUnknownFields === true);
+  const out: CustomResourceVersion = {
+    kind,
+    main: withWarning(main, warning),
+    schema,
+    ...(applySchema ? { applySchema } : {}),
+  };
   if (hasStatus) {
     const status = new GenericStore({
       ...definition,

@@ -457,7 +457,11 @@ export class ApiExtensions {
       });
       state.versions.set(v.name, version);
       const schemaId = definitionName(crd.spec.group, v.name, version.kind.kind);
-      const unstructured = { schemaId, listSchemaId: `${schemaId}List` };
+      const unstructured = {
+        schemaId,
+        listSchemaId: `${schemaId}List`,
+        ...(version.applySchema ? { applySchema: version.applySchema } : {}),
+      };
       const k = version.kind;
       this.host.installer.add({ ...this.host.scope(k, k, version.main, ''), unstructured });
       if (version.status) this.host.installer.add({ ...this.host.scope(k, k, version.status, 'status'), unstructured });

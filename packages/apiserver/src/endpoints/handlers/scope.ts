@@ -2,7 +2,7 @@
  * What every handler of one resource (or subresource) needs: its storage, kind, serializers, columns, admission
  * and limits. Built once per resource by the installer.
  */
-import { type ApiObject, type Kind, type TableColumn } from '@platform/api';
+import { type AnnotatedSchema, type ApiObject, type Kind, type TableColumn } from '@platform/api';
 
 import { type RequestContext, type RestStorage } from '../../registry/rest/rest';
 import { type InternalErrorLogger, type Serializers } from '../responses/writers';
@@ -63,7 +63,9 @@ export interface RequestScope {
   serverSideApply?: boolean;
   /**
    * Custom objects (as 1.21 serves them): JSON and YAML only (Protobuf is 406/415), no strategic merge patch (415),
-   * and the OpenAPI definitions of the CRD's version instead of the kind's schema ids.
+   * and the OpenAPI definitions of the CRD's version instead of the kind's schema ids. `applySchema`: the CRD
+   * version's schema as server-side apply reads its objects (list and map types); without one, apply reads them
+   * untyped.
    */
-  unstructured?: { schemaId: string; listSchemaId: string };
+  unstructured?: { schemaId: string; listSchemaId: string; applySchema?: AnnotatedSchema };
 }

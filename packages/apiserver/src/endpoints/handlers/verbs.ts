@@ -79,7 +79,8 @@ export function fieldManagerOf(scope: RequestScope): FieldManager | undefined {
   const isScale = scope.subresource === 'scale' && k.kind === 'Scale';
   if (scope.serverSideApply === false || !(sameKind || isScale)) return undefined;
   if (k.spec.persisted === false && !isScale) return undefined;
-  return new FieldManager(k, scope.now);
+  // A custom object is read through its CRD version's schema; a Scale of one through the Scale's.
+  return new FieldManager(k, scope.now, sameKind ? scope.unstructured?.applySchema : undefined);
 }
 
 /**

@@ -92,11 +92,13 @@ export function clearManagedFields(obj: unknown): void {
 export class FieldManager {
   private readonly schema: AnnotatedSchema;
 
+  /** `schema`: how objects are read when it is not the kind's own (a CRD version's structural schema). */
   constructor(
     private readonly kind: Pick<Kind, 'apiVersion' | 'kind' | 'schema'>,
     private readonly now: () => number,
+    schema?: AnnotatedSchema,
   ) {
-    this.schema = { $ref: kind.schema.$id as string } as AnnotatedSchema;
+    this.schema = schema ?? ({ $ref: kind.schema.$id as string } as AnnotatedSchema);
   }
 
   private options(): OwnershipOptions {

@@ -4,8 +4,12 @@
  *
  * The schema decides how each node is read (its "shape"):
  *
- * - a struct (a named object type): fields are `f:<name>`; `LabelSelector` is atomic, as in Kubernetes;
- * - a map (`additionalProperties`; also objects without a schema): keys are `f:<key>`;
+ * - a struct (a named object type): fields are `f:<name>`; `LabelSelector` is atomic, as in Kubernetes, and so is
+ *   a struct marked `x-kubernetes-map-type: atomic` (a CRD's schema); a struct that also has
+ *   `additionalProperties: true` (a CRD's `x-kubernetes-preserve-unknown-fields` beside `properties`) takes fields it
+ *   does not declare, read without a schema;
+ * - a map (`additionalProperties`; also objects without a schema): keys are `f:<key>`; atomic when marked
+ *   `x-kubernetes-map-type: atomic`;
  * - a list: `listType`/`listMapKeys` when the schema says; otherwise the strategic-merge-patch metadata decides,
  *   as Kubernetes derives it for built-in kinds: `patchStrategy: merge` with a `patchMergeKey` is an associative
  *   list keyed by it (`k:`), `patchStrategy: merge` alone is a set (`v:`), and anything else is atomic (a leaf);
@@ -23,8 +27,8 @@ type JsonObject = { [k: string]: Json };
 
 /** How a schema node is read. */
 export type Shape =
-  | { type: 'struct'; properties: Record<string, AnnotatedSchema>; atomic: boolean }
-  | { type: 'map'; elem: AnnotatedSchema | undefined }
+  | { type: 'struct'; properties: Record<string, AnnotatedSchema>; atomic: boolean; open?: boolean }
+  | { type: 'map'; elem: AnnotatedSchema | undefined; atomic?: boolean }
   | { type: 'list'; listType: 'atomic' | 'set' | 'map'; keys: string[]; elem: AnnotatedSchema | undefined }
   | { type: 'scalar' };
 
@@ -73,6 +77,7 @@ export function shapeOf(schema: AnnotatedSchema | undefined, value: unknown): Sh
         items?: AnnotatedSchema;
         type?: unknown;
         'x-kubernetes-preserve-unknown-fields'?: boolean;
+        'x-kubernetes-map-type'?: unknown;
       })
     | undefined;
   if (!s || s['x-kubernetes-preserve-unknown-fields'] || s.wire === 'raw') return deduced(value);
@@ -89,24 +94,26 @@ export function shapeOf(schema: AnnotatedSchema | undefined, value: unknown): Sh
     if (listType === 'map' && keys.length === 0) listType = 'atomic';
     return { type: 'list', listType, keys, elem: s.items };
   }
+  const atomic = s['x-kubernetes-map-type'] === 'atomic';
   if (s.properties) {
     const id = (schema?.$ref ?? s.$id ?? '') as string;
     return {
       type: 'struct',
       properties: s.properties,
-      atomic: ATOMIC_STRUCT_SUFFIXES.some((x) => id.endsWith(x)),
+      atomic: atomic || ATOMIC_STRUCT_SUFFIXES.some((x) => id.endsWith(x)),
+      open: s.additionalProperties === true,
     };
   }
   if (s.additionalProperties && typeof s.additionalProperties === 'object') {
-    return { type: 'map', elem: s.additionalProperties as AnnotatedSchema };
+    return { type: 'map', elem: s.additionalProperties as AnnotatedSchema, atomic };
   }
-  if (s.type === 'object') return { type: 'map', elem: undefined };
+  if (s.type === 'object') return { type: 'map', elem: undefined, atomic };
   return { type: 'scalar' };
 }
 
 /** The schema of a field of a struct or map shape (undefined when unknown or untyped). */
 function childSchema(shape: Shape, name: string): AnnotatedSchema | undefined {
-  if (shape.type === 'struct') return shape.properties[name];
+  if (shape.type === 'struct') return Object.hasOwn(shape.properties, name) ? shape.properties[name] : undefined;
   if (shape.type === 'map') return shape.elem;
   return undefined;
 }
@@ -114,7 +121,7 @@ function childSchema(shape: Shape, name: string): AnnotatedSchema | undefined {
 /** Whether a value is read as a container with children (rather than as a leaf) under this shape. */
 function isGranular(shape: Shape, value: unknown): boolean {
   if (shape.type === 'struct') return !shape.atomic && isObject(value);
-  if (shape.type === 'map') return isObject(value);
+  if (shape.type === 'map') return !shape.atomic && isObject(value);
   if (shape.type === 'list') return shape.listType !== 'atomic' && Array.isArray(value);
   return false;
 }
@@ -192,7 +199,7 @@ export function fieldSetOf(value: unknown, schema: AnnotatedSchema | undefined, 
   const walkChildren = (obj: JsonObject, shape: Shape, path: PathElement[]): void => {
     for (const [k, child] of Object.entries(obj)) {
       if (child === undefined) continue;
-      if (strict && shape.type === 'struct' && !(k in shape.properties)) {
+      if (strict && shape.type === 'struct' && !shape.open && !Object.hasOwn(shape.properties, k)) {
         throw new TypedValueError(`${pathString([...path, fieldElement(k)])}: field not declared in schema`);
       }
       walk(child, childSchema(shape, k), [...path, fieldElement(k)]);
