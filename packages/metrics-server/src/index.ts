@@ -20,7 +20,7 @@ export function referencePages(): ReferencePage[] {
       intro: [
         "The metrics server is Kubernetes' metrics-server (0.5) for this platform: every `--metric-resolution` it scrapes each node agent's `/metrics/resource` (HTTPS, at the node's preferred address), keeps the last two readings of every node and container, and serves their usage — CPU as the rate between the two readings, memory as the working set, the window the time between them — as `metrics.platform/v1beta1` NodeMetrics and PodMetrics, an extension API server that the API server's aggregation layer proxies to (APIService `v1beta1.metrics.platform`). `kubectl top` and the horizontal pod autoscaler read it. `platform up` runs it; see [docs/operations.md](../operations.md).",
         '',
-        "Its options are metrics-server's, with the node agent options named `--agent-*` (metrics-server's `--kubelet-*`) and the client configuration `--clientconfig` (`--kubeconfig`). `--metric-resolution` may be as short as 1s (metrics-server: 10s), for tests.",
+        "Its options are metrics-server's, with the node agent options named `--agent-*` (metrics-server's `--kubelet-*`) and the client configuration `--clientconfig` (`--kubeconfig`). `--metric-resolution` may be as short as 1s (metrics-server: 10s), for tests. Without `--authentication-clientconfig` and `--authorization-clientconfig`, the token and access reviews and the lookup of `system/extension-apiserver-authentication` use `--clientconfig`, as metrics-server uses its in-cluster configuration.",
       ].join('\n'),
       sections: () => describeFlags(metricsServerCommand().cmd),
     },
