@@ -1,10 +1,15 @@
 /**
  * `platform-apiserver`: options → configuration → run (STYLE.md §7). Every option family validates its values;
  * all problems are printed together and the process exits 1. A started server runs until SIGTERM or SIGINT, then
- * shuts down gracefully (readiness fails, in-flight requests drain, storage closes).
+ * shuts down gracefully (readiness fails, in-flight requests drain, storage closes). With more than one
+ * `--server-processes` (on etcd the default is one per CPU), this process is the primary of that many server
+ * processes, each running this same `main` (server-processes.ts).
  */
+import { setFlagsFromString } from 'node:v8';
+
 import { Command } from 'commander';
 import {
+  type CommandIO,
   CONTROL_PLANE_FEATURES,
   createLogging,
   FeatureGate,
@@ -37,8 +42,16 @@ import {
   ServerRunOptions,
   StoreOptions,
 } from './options';
+import { resolveServerProcesses, runServerProcesses, serverProcessSlot, shutdownRequested } from './server-processes';
 
 const NAME = 'platform-apiserver';
+/** How a server process prints its command line's outcome: as the primary does, less the warnings it printed. */
+const WORKER_IO: CommandIO = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => {
+    if (!text.startsWith('W ')) process.stderr.write(text);
+  },
+};
 
 /** Every option family of the API server, registered on `cmd` (also used to generate the reference docs). */
 export function apiServerCommand(): { cmd: Command; groups: OptionGroup<never>[]; version: VersionOptions } {
@@ -85,19 +98,35 @@ type Collected = ApiServerFlagsConfig &
 /** Runs the API server with `argv` (without node and script). Resolves with the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const { cmd, groups, version } = apiServerCommand();
-  const outcome = parseOrExit(cmd, groups, argv, version);
+  // One of several server processes: the primary has printed the command line's warnings already.
+  const slot = serverProcessSlot();
+  const stopRequested = shutdownRequested();
+  const outcome = parseOrExit(cmd, groups, argv, version, slot === undefined ? undefined : WORKER_IO);
   if (outcome.exitCode !== undefined) return outcome.exitCode;
   const collected: Collected = {};
+  let processes: number | undefined = slot === undefined ? undefined : 1;
   try {
-    for (const g of groups) await (g as OptionGroup<Collected>).applyTo(collected);
+    for (const g of groups) {
+      await (g as OptionGroup<Collected>).applyTo(collected);
+      // Decided as soon as the store is known (the first families), before certificates are generated, say.
+      if (processes === undefined && collected.storage && collected.serverProcesses !== undefined)
+        processes = resolveServerProcesses(collected.serverProcesses, collected.storage);
+    }
   } catch (err) {
     process.stderr.write(`Error: ${(err as Error).message}\n`);
     return 1;
   }
   const logging = createLogging({ config: collected.logging as LoggingConfig, program: NAME });
   const log = logging.logger;
-  for (const flag of collected.inert ?? [])
-    log.warn('Option accepted but not implemented yet: it has no effect', { option: flag });
+  if (slot === undefined)
+    for (const flag of collected.inert ?? [])
+      log.warn('Option accepted but not implemented yet: it has no effect', { option: flag });
+  if (processes !== undefined && processes > 1) {
+    collected.storage?.encryption?.close();
+    const code = await runServerProcesses({ processes, argv, log });
+    await logging.close();
+    return code;
+  }
   const serving: SecureServingInfo = {
     ...(collected.secureServing as SecureServingInfo),
     ...(collected.clientCA ? { clientCA: collected.clientCA } : {}),
@@ -117,6 +146,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     logging: { flush: () => logging.flush() },
     ...(collected.bootstrap ? { bootstrap: collected.bootstrap } : {}),
     serverSideApply: collected.featureGate?.enabled('ServerSideApply') ?? true,
+    // Several processes share the port: one still starting must not answer before it is ready.
+    ...(slot !== undefined ? { holdRequestsUntilReady: true } : {}),
     // Priority and fairness replaces max-in-flight when the option and the APIPriorityAndFairness gate are both on.
     priorityAndFairness:
       (collected.priorityAndFairness ?? true) && (collected.featureGate?.enabled('APIPriorityAndFairness') ?? true),
@@ -150,10 +181,26 @@ export async function main(argv: readonly string[]): Promise<number> {
     await logging.close();
     return 1;
   }
+  if (slot !== undefined) {
+    server.secure.metrics
+      .gauge({
+        name: 'apiserver_server_process_info',
+        help: 'The server process that answers: its slot among the --server-processes and its process id.',
+        labelNames: ['process', 'pid'],
+      })
+      .set({ process: String(slot), pid: String(process.pid) }, 1);
+  }
   const stopped = new Promise<void>((resolve) => server.secure.addShutdownHook('exit', () => resolve()));
   server.secure.installSignalHandlers();
+  void stopRequested.then(() => server.shutdown());
   await stopped;
   log.info('Shut down cleanly');
   await logging.close();
   return 0;
+}
+
+// Run as a script (a server process forked from sources; the command is bin/platform-apiserver).
+if (require.main === module) {
+  setFlagsFromString('--heap-growing-percent=50'); // as bin/platform-apiserver sets it
+  void main(process.argv.slice(2)).then((code) => process.exit(code));
 }

@@ -25,6 +25,7 @@ import { ENDPOINT_RECONCILER_TYPES, type EndpointReconcilerType } from '../serve
 import { resolveResourceConfig, servedResources } from '../server/resource-config';
 import { type EncryptionConfig, loadEncryptionConfig } from '../storage/encryption/config';
 import { parseServersOverrides } from '../storage/options';
+import { SERVER_PROCESSES_FLAG } from './server-processes';
 
 /** The part of the configuration the API server's own families fill in. */
 export type ApiServerFlagsConfig = Partial<
@@ -45,6 +46,8 @@ export type ApiServerFlagsConfig = Partial<
   >
 > & {
   advertiseAddress?: string;
+  /** `--server-processes`: how many processes serve the API (0: chosen by the store; see server-processes.ts). */
+  serverProcesses?: number;
   /** Options accepted that have no effect yet (printed as a warning at start). */
   inert?: string[];
 };
@@ -284,6 +287,7 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
   shutdownDelayMs = 0;
   enablePriorityAndFairness = true;
   goawayChance = 0;
+  serverProcesses = 0;
   eventTtlMs = 3600_000;
   deleteCollectionWorkers = 1;
   serviceClusterIPRange = '';
@@ -389,6 +393,13 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
           if (v < 0 || v > 0.02) throw new Error('must be between 0 and 0.02');
           this.goawayChance = v;
         },
+      ),
+      intFlag(
+        SERVER_PROCESSES_FLAG,
+        'The number of processes serving the API on the secure port, each a whole API server over the same backing store (one primary process supervises them, restarts one that dies, and stops them on SIGTERM). 0 chooses: the number of CPUs with etcd, 1 with the embedded store, which only one process may own.',
+        this.serverProcesses,
+        (v) => (this.serverProcesses = v),
+        { range: { min: 0 } },
       ),
       durationFlag('event-ttl', 'Amount of time to retain events.', this.eventTtlMs, (v) => (this.eventTtlMs = v)),
       intFlag(
@@ -529,6 +540,7 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
     config.shutdownDelayMs = this.shutdownDelayMs;
     config.livezGracePeriodMs = this.livezGracePeriodMs;
     config.goawayChance = this.goawayChance;
+    config.serverProcesses = this.serverProcesses;
     config.bootstrap = {
       endpointReconcilerType: this.endpointReconcilerType,
       apiServerCount: this.apiServerCount,

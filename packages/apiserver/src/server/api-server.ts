@@ -94,6 +94,7 @@ import {
 } from '../registry/core/pod/agent-proxy';
 import { authenticationInfoData } from './bootstrap/authentication-info';
 import { type Bootstrap, type BootstrapConfig, installBootstrap } from './bootstrap/bootstrap';
+import { ReadinessGate } from './readiness-gate';
 import { resolveResourceConfig, servedResources } from './resource-config';
 
 /** Everything the API server is built from (what the command line options produce). */
@@ -193,6 +194,11 @@ export interface ApiServerConfig {
   now?: () => number;
   /** The ServerSideApply feature gate (beta, on unless false): apply patches and `metadata.managedFields`. */
   serverSideApply?: boolean;
+  /**
+   * Hold each request (not health checks or metrics) until this server is ready, at most 30 s: set in each of
+   * several `--server-processes`, which share one port (see readiness-gate.ts). Unset: requests are served at once.
+   */
+  holdRequestsUntilReady?: boolean;
 }
 
 /**
@@ -281,6 +287,8 @@ export class ApiServer {
   aggregator!: Aggregator;
   /** `--agent-*`: the credentials files are read at start, so a bad one fails it. */
   private readonly agentTransport: AgentTransport;
+  /** With `holdRequestsUntilReady`: what requests and upgrades wait for (set by `installChain`). */
+  private readinessGate: ReadinessGate | undefined;
 
   private constructor(
     private readonly config: ApiServerConfig,
@@ -616,7 +624,7 @@ export class ApiServer {
     const panic = auditPanics(this.auditor, this.serializers, log);
     // The chain is plain function calls (no express routing per request); what it passes on (health checks,
     // metrics, version, not found) reaches the express app of the secure server.
-    this.secure.setFrontHandler((req, res, passOn) => {
+    const chain = (req: IncomingMessage, res: ServerResponse, passOn: () => void): void => {
       let i = 0;
       const next = (err?: unknown): void => {
         if (err !== undefined) return panic(err, req, res, () => {});
@@ -629,6 +637,14 @@ export class ApiServer {
         }
       };
       next();
+    };
+    const gate = this.config.holdRequestsUntilReady
+      ? new ReadinessGate(() => this.secure.health.readyz, this.secure.signal)
+      : undefined;
+    this.readinessGate = gate;
+    this.secure.setFrontHandler((req, res, passOn) => {
+      if (gate?.holds(req.url)) void gate.wait().then(() => chain(req, res, passOn));
+      else chain(req, res, passOn);
     });
   }
 
@@ -711,6 +727,7 @@ export class ApiServer {
       };
       const log = this.config.logger;
       void (async () => {
+        if (this.readinessGate?.holds(req.url)) await this.readinessGate.wait();
         if (!(await authenticateRequest(this.authenticator, req, refuse, log))) return;
         const audited = this.auditor ? await auditUpgrade(this.auditor, req, refuse) : undefined;
         if (audited === false) return;
