@@ -6,7 +6,7 @@
  *
  * With 32 concurrent HTTPS clients on keep-alive agents it measures: ConfigMap creates/s over the API against raw
  * `Store.create` calls/s at the same concurrency (the Store interface directly, in this process, on its own file /
- * key prefix of the same store); gets/s; the list of 5,000 ConfigMaps (resourceVersion=0, served from the watch
+ * key prefix of the same store), and the creates/s of one client; gets/s and their p50/p99 latency; the list of 5,000 ConfigMaps (resourceVersion=0, served from the watch
  * cache; the default, a consistent read; and paginated with limit=500, every page); watch fan-out (100 watchers
  * on the ConfigMaps of one namespace, latency from sending a write to each watcher receiving its event); and the
  * server's peak RSS once 10k ConfigMaps are stored. Figures are printed with the targets of issue 4 beside them,
@@ -22,7 +22,7 @@ import { Etcd3Store } from '../storage/etcd3/etcd3-store';
 import { type Store } from '../storage/interface';
 import { SqliteStore } from '../storage/sqlite/sqlite-store';
 import { freePort, startEtcd, type EtcdCluster } from '../storage/testing/etcd';
-import { BenchClient, type ServerProcess, startServerProcess, step } from '../testing/bench-server';
+import { BenchClient, type ServerMemory, type ServerProcess, startServerProcess, step } from '../testing/bench-server';
 
 const CONCURRENCY = 32;
 /** ConfigMaps created by each of the two measured create runs (the first fills the listed namespace). */
@@ -78,6 +78,7 @@ async function startServer(dir: string, storeServers: string): Promise<ServerPro
     '--endpoint-reconciler-type=none',
     `--enable-priority-and-fairness=${PRIORITY_AND_FAIRNESS}`,
     ...encryptionArgs(dir),
+    ...(SERVER_PROCESSES ? [`--server-processes=${SERVER_PROCESSES}`] : []),
   ];
   return startServerProcess({ args, port, certDir, readyTimeoutMs: 60_000 });
 }
@@ -111,18 +112,31 @@ function encryptionArgs(dir: string): string[] {
  */
 const PRIORITY_AND_FAIRNESS = process.env.BENCH_PRIORITY_AND_FAIRNESS === 'true';
 
+/**
+ * BENCH_SERVER_PROCESSES=N: the server runs with `--server-processes=N` (unset: its default, one per CPU on etcd and
+ * one on SQLite); the peak RSS is then the sum over the primary and its server processes.
+ */
+const SERVER_PROCESSES = process.env.BENCH_SERVER_PROCESSES ?? '';
+
+/** ConfigMaps created by the one-client run. */
+const SINGLE_CREATES = Math.min(CREATES, 1000);
+
 /** The figures of one store. */
 interface Figures {
   store: string;
   rawPutsPerSecond: number;
   apiCreatesPerSecond: number;
+  /** Creates/s of one client, one request at a time. */
+  singleCreatesPerSecond: number;
   getsPerSecond: number;
+  /** Latency of the gets at CONCURRENCY, ms. */
+  getMs: { p50: number; p99: number };
   listCacheMs: { best: number; median: number };
   listDefaultMs: { best: number; median: number };
   listPagedMs: { best: number; median: number; pages: number };
   listedItems: number;
   fanout: { p50: number; p99: number; max: number; events: number };
-  rss: { peakMiB: number; currentMiB: number; configMaps: number };
+  rss: ServerMemory & { configMaps: number };
   /** The same creates and list for custom objects of a CRD (JSON in the store, no watch cache). */
   custom: { createsPerSecond: number; listDefaultMs: { best: number; median: number }; listedItems: number };
 }
@@ -287,7 +301,7 @@ async function benchStore(storeName: string, dir: string, serverStore: string, r
   const server = await startServer(dir, serverStore);
   const client = new BenchClient(server.url, server.ca, CONCURRENCY);
   try {
-    for (const ns of ['bench', 'bench2', 'fanout', 'warmup']) {
+    for (const ns of ['bench', 'bench2', 'single', 'fanout', 'warmup']) {
       await client.expect(201, 'POST', '/api/v1/namespaces', {
         apiVersion: 'v1',
         kind: 'Namespace',
@@ -308,13 +322,20 @@ async function benchStore(storeName: string, dir: string, serverStore: string, r
     const c1 = await rate(CREATES, CONCURRENCY, create('bench'));
     const c2 = await rate(CREATES, CONCURRENCY, create('bench2'));
     const apiCreatesPerSecond = Math.max(c1, c2);
-    const filled = warm + 2 * CREATES;
+    step(`${storeName}: API creates, one client`);
+    const singleCreatesPerSecond = await rate(SINGLE_CREATES, 1, create('single'));
+    const filled = warm + 2 * CREATES + SINGLE_CREATES;
     if (filled < STORED) await rate(STORED - filled, CONCURRENCY, (i) => create('warmup')(warm + i));
     const stored = Math.max(filled, STORED) + 1; // + the fan-out ConfigMap
     step(`${storeName}: gets`);
-    const getsPerSecond = await rate(GETS, CONCURRENCY, (i) =>
-      client.expect(200, 'GET', `/api/v1/namespaces/bench/configmaps/cm-${String(i % CREATES).padStart(6, '0')}`),
-    );
+    const getLatencies: number[] = [];
+    const getsPerSecond = await rate(GETS, CONCURRENCY, async (i) => {
+      const t = performance.now();
+      await client.expect(200, 'GET', `/api/v1/namespaces/bench/configmaps/cm-${String(i % CREATES).padStart(6, '0')}`);
+      getLatencies.push(performance.now() - t);
+    });
+    getLatencies.sort((a, b) => a - b);
+    const getMs = { p50: percentile(getLatencies, 50), p99: percentile(getLatencies, 99) };
     step(`${storeName}: lists`);
     const listPath = '/api/v1/namespaces/bench/configmaps';
     const full = JSON.parse((await client.expect(200, 'GET', `${listPath}?resourceVersion=0`)).body.toString('utf8'));
@@ -347,7 +368,9 @@ async function benchStore(storeName: string, dir: string, serverStore: string, r
       store: storeName,
       rawPutsPerSecond,
       apiCreatesPerSecond,
+      singleCreatesPerSecond,
       getsPerSecond,
+      getMs,
       listCacheMs,
       listDefaultMs,
       listPagedMs: { ...listPagedMs, pages },
@@ -372,7 +395,9 @@ function report(all: Figures[]): void {
       ['raw Store.create/s', f1(f.rawPutsPerSecond), ''],
       ['API ConfigMap creates/s', f1(f.apiCreatesPerSecond), ''],
       ['API creates / raw puts', `${(ratio * 100).toFixed(0)}%`, `>= 70%: ${ok(ratio >= 0.7)}`],
+      ['API ConfigMap creates/s, 1 client', f1(f.singleCreatesPerSecond), ''],
       ['API ConfigMap gets/s', f1(f.getsPerSecond), ''],
+      ['API ConfigMap get latency', `p50 ${f1(f.getMs.p50)} ms, p99 ${f1(f.getMs.p99)} ms`, ''],
       [
         `list ${f.listedItems}, resourceVersion=0 (watch cache)`,
         `${f1(f.listCacheMs.best)} ms best, ${f1(f.listCacheMs.median)} ms median`,
@@ -405,11 +430,19 @@ function report(all: Figures[]): void {
         `< 300 MB: ${ok(f.rss.peakMiB * 1024 * 1024 < 300e6)}`,
       ],
     ];
+    // Several server processes: each one's peak and current RSS (the first is the primary).
+    if (f.rss.processes.length > 1)
+      rows.push([
+        `  ${f.rss.processes.length} processes (primary first)`,
+        f.rss.processes.map((p) => `${f1(p.peakMiB)}/${f1(p.currentMiB)}`).join(', ') + ' MiB',
+        '',
+      ]);
     for (const [what, figure, target] of rows) console.log(`${what.padEnd(52)} ${figure.padEnd(48)} ${target}`);
   }
   console.log(
     '\nLatencies are client-side (request sent to last byte received). Fan-out latency: from sending the PUT to a' +
-      ' watcher reading its event. Peak RSS: VmHWM of the API server process (a child process) over the whole run.',
+      ' watcher reading its event. Peak RSS: VmHWM of the API server process (a child process) over the whole run;' +
+      " with several server processes, the sum of their VmHWMs and the primary's.",
   );
 }
 
@@ -439,6 +472,11 @@ async function main(): Promise<void> {
     }
   }
   if (ENCRYPTION) console.log(`\nConfigMaps stored encrypted by ${ENCRYPTION} (BENCH_ENCRYPTION).`);
+  console.log(
+    SERVER_PROCESSES
+      ? `\nWith --server-processes=${SERVER_PROCESSES} (BENCH_SERVER_PROCESSES).`
+      : '\nWith the default --server-processes (BENCH_SERVER_PROCESSES=N to set it).',
+  );
   console.log(
     PRIORITY_AND_FAIRNESS
       ? '\nWith API Priority and Fairness (BENCH_PRIORITY_AND_FAIRNESS=true).'

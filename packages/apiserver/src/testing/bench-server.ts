@@ -3,7 +3,7 @@
  * command, compiled or from its sources) waited for until ready, a keep-alive HTTPS client, and progress lines.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { type ClientHttp2Session, connect as http2Connect } from 'node:http2';
 import { Agent, request as httpsRequest } from 'node:https';
 import { join, resolve } from 'node:path';
@@ -139,13 +139,56 @@ export function step(what: string): void {
   process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(1)}s] ${what}\n`);
 }
 
+/** Resident set sizes in MiB (VmHWM: the peak, VmRSS: now). */
+export interface ServerMemory {
+  /** The sum of every process's peak (at least the peak of the whole, which /proc does not give). */
+  peakMiB: number;
+  currentMiB: number;
+  processes: { pid: number; peakMiB: number; currentMiB: number }[];
+}
+
+/** `pid` and its children (one level: the server processes a primary forks), from /proc. */
+function processTree(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The fields after the command name (in parentheses, which may hold spaces): state, ppid, ...
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return [pid, ...children];
+}
+
+/** The memory of `pid` and its children (see {@link ServerMemory}). */
+export function treeMemory(pid: number): ServerMemory {
+  const processes = processTree(pid).flatMap((p) => {
+    try {
+      const status = readFileSync(`/proc/${p}/status`, 'utf8');
+      const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+      return [{ pid: p, peakMiB: kb('VmHWM') / 1024, currentMiB: kb('VmRSS') / 1024 }];
+    } catch {
+      return [];
+    }
+  });
+  const sum = (f: (p: ServerMemory['processes'][number]) => number): number => processes.reduce((a, p) => a + f(p), 0);
+  return { peakMiB: sum((p) => p.peakMiB), currentMiB: sum((p) => p.currentMiB), processes };
+}
+
 /** The API server in a child process. */
 export interface ServerProcess {
   child: ChildProcess;
   url: string;
   ca: string;
-  /** Peak and current resident set size of the child, from /proc/<pid>/status, in MiB. */
-  memory(): { peakMiB: number; currentMiB: number };
+  /**
+   * Peak and current resident set size of the child and of its own children (the server processes of
+   * `--server-processes`), from /proc/<pid>/status, in MiB: the sums, and each process's.
+   */
+  memory(): ServerMemory;
   stop(): Promise<void>;
 }
 
@@ -205,11 +248,7 @@ export async function startServerProcess(o: {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  const memory = (): { peakMiB: number; currentMiB: number } => {
-    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-    return { peakMiB: kb('VmHWM') / 1024, currentMiB: kb('VmRSS') / 1024 };
-  };
+  const memory = (): ServerMemory => treeMemory(child.pid!);
   return {
     child,
     url,
