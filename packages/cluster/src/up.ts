@@ -536,6 +536,9 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
         // Every node of this machine is at 127.0.0.1, for which its certificate is issued; its name need not resolve.
         '--agent-preferred-address-types=InternalIP,Hostname,InternalDNS,ExternalDNS,ExternalIP',
         ...(o.servers > 1 ? ['--endpoint-reconciler-type=lease'] : []),
+        // Several API servers on this one machine already share its CPUs: one process each (one API server on etcd
+        // takes the default, a process per CPU; on the embedded store it is one process anyway).
+        ...(o.servers > 1 ? ['--server-processes=1'] : []),
         ...extra('apiserver'),
       ],
     });
