@@ -65,6 +65,41 @@ export function isClaimFullyBound(c: PersistentVolumeClaim): boolean {
   return !!c.spec?.volumeName && c.metadata?.annotations?.[ANN_BIND_COMPLETED] !== undefined;
 }
 
+/** The reference to a claim that a volume's `spec.claimRef` holds (1.21 `reference.GetReference`). */
+export function claimReference(
+  c: PersistentVolumeClaim,
+): NonNullable<NonNullable<PersistentVolume['spec']>['claimRef']> {
+  return {
+    kind: 'PersistentVolumeClaim',
+    apiVersion: 'v1',
+    namespace: c.metadata?.namespace,
+    name: c.metadata?.name,
+    uid: c.metadata?.uid,
+    resourceVersion: c.metadata?.resourceVersion,
+  };
+}
+
+/**
+ * The volume bound to the claim (1.21 `GetBindVolumeToClaim`): a copy with `spec.claimRef` naming the claim and, when
+ * the volume was not already bound to it (by a user's pre-binding), `pv.kubernetes.io/bound-by-controller`; the
+ * volume itself when it has both already. Never mutates `pv`.
+ */
+export function bindVolumeToClaim(pv: PersistentVolume, c: PersistentVolumeClaim): PersistentVolume {
+  const ref = pv.spec?.claimRef;
+  const setRef =
+    !ref || ref.name !== c.metadata?.name || ref.namespace !== c.metadata?.namespace || ref.uid !== c.metadata?.uid;
+  const setAnnotation = !isBoundTo(pv, c) && pv.metadata?.annotations?.[ANN_BOUND_BY_CONTROLLER] === undefined;
+  if (!setRef && !setAnnotation) return pv;
+  const next = structuredClone(pv);
+  if (setRef) next.spec = { ...next.spec, claimRef: claimReference(c) };
+  if (setAnnotation)
+    next.metadata = {
+      ...next.metadata,
+      annotations: { ...next.metadata?.annotations, [ANN_BOUND_BY_CONTROLLER]: 'yes' },
+    };
+  return next;
+}
+
 /** Whether the volume offers every access mode the claim asks for. */
 function hasAccessModes(pv: PersistentVolume, c: PersistentVolumeClaim): boolean {
   const offered = new Set(pv.spec?.accessModes ?? []);
