@@ -1,14 +1,18 @@
 /**
  * The persistent volume binder (model: Kubernetes 1.21 `pkg/controller/volume/persistentvolume/pv_controller.go`).
- * It binds each Pending PersistentVolumeClaim to the smallest matching Available PersistentVolume (see `match.ts`;
- * `spec.volumeName` on the claim and `spec.claimRef` on the volume pre-bind them), keeps both phases right
- * (claims Pending/Bound/Lost, volumes Available/Bound/Released/Failed) and reclaims released volumes: Retain keeps
- * them Released, Delete and Recycle need a volume plugin, and this platform has none in-tree, so the volume goes
- * Failed with an Event saying so (volumes provisioned by an external provisioner are left to it, as 1.21 does).
+ * It binds each Pending PersistentVolumeClaim to the smallest matching Available PersistentVolume
+ * (`findMatchingVolume` of @platform/api; `spec.volumeName` on the claim and `spec.claimRef` on the volume pre-bind
+ * them), keeps both phases right (claims Pending/Bound/Lost, volumes Available/Bound/Released/Failed) and reclaims
+ * released volumes: Retain keeps them Released, Delete needs the volume's plugin (below), Recycle is not done (no
+ * recycler pods), so the volume goes Failed with an Event saying so.
  *
- * The `storage.platform` group (StorageClass) is not served: every class is unknown, so binding is always
- * immediate (`WaitForFirstConsumer` cannot be asked for), and a claim with a class that nothing matches gets the
- * `ProvisioningFailed` Event 1.21 records for an unknown class. This is said once in the log.
+ * A claim of a StorageClass that no volume matches is provisioned (`--enable-dynamic-provisioning`): a class of the
+ * in-tree `kubernetes.io/host-path` provisioner gets a hostPath volume made here (`host-path.ts`, only with
+ * `--enable-hostpath-provisioner`, which is also what lets the binder delete such volumes); a class of any other
+ * provisioner not under `kubernetes.io/` is an external provisioner's: the claim gets the
+ * `volume.beta.kubernetes.io/storage-provisioner` annotation and an `ExternalProvisioning` Event, and the
+ * provisioner makes the volume (and deletes it). A claim of a `WaitForFirstConsumer` class waits, with an Event,
+ * until the scheduler writes the node it chose into `volume.kubernetes.io/selected-node` (or pre-binds a volume).
  *
  * One worker syncs claims and volumes in turn (1.21 has a worker each; one keeps our own writes ordered). Writes
  * go into a local overlay of the informers' caches (1.21's `storeObjectUpdate`), so a sync right after a bind
@@ -16,25 +20,35 @@
  * `--pvclaimbinder-sync-period`.
  */
 import {
+  ANN_BIND_COMPLETED,
+  ANN_BOUND_BY_CONTROLLER,
+  ANN_PROVISIONED_BY,
+  ANN_SELECTED_NODE,
   type ApiObject,
+  bindVolumeToClaim,
+  claimClass,
+  findMatchingVolume,
+  isBoundTo,
   isConflict,
   isNotFound,
   type PersistentVolume,
   type PersistentVolumeClaim,
   PersistentVolumeClaimKind,
   PersistentVolumeKind,
+  type Pod,
+  PodKind,
+  StorageClassKind,
+  volumeModeMismatch,
 } from '@platform/api';
-import { isDeletedFinalStateUnknown, metaNamespaceKey, runWorkers, WorkQueue } from '@platform/client';
+import { isDeletedFinalStateUnknown, metaNamespaceKey, NAMESPACE_INDEX, runWorkers, WorkQueue } from '@platform/client';
 import { boolFlag, durationFlag, type FlagDef, intFlag, stringFlag } from '@platform/common';
 
 import { type ControllerContext, type ControllerDefinition, ControllerOptions } from '../../controller';
 import { waitForSynced } from '../util/wait-synced';
-import { claimClass, findMatchingVolume, isBoundTo, volumeModeMismatch } from './match';
+import { DEFAULT_HOST_PATH_ROOT, deleteHostPath, HOST_PATH_PLUGIN } from './host-path';
+import { Provisioner } from './provisioner';
 
-/** Kubernetes' annotations of a bind. */
-export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
-export const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
-export const ANN_PROVISIONED_BY = 'pv.kubernetes.io/provisioned-by';
+export { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY };
 
 /** The values of the binder's options. */
 export interface PersistentVolumeBinderConfig {
@@ -42,6 +56,13 @@ export interface PersistentVolumeBinderConfig {
   syncPeriodMs: number;
   /** `--enable-dynamic-provisioning`. */
   enableDynamicProvisioning: boolean;
+  /** `--enable-hostpath-provisioner`: the host-path plugin provisions and deletes volumes. */
+  enableHostPathProvisioner: boolean;
+  /**
+   * Where the host-path provisioner makes its directories: 1.21's fixed `/tmp/hostpath_pv` (no option of
+   * Document 2 sets it; tests give their own temporary directory).
+   */
+  hostPathRoot: string;
 }
 
 /** Recycler flags: accepted at their defaults; volumes are never recycled here (no recycler pods). */
@@ -116,8 +137,6 @@ export class PersistentVolumeBinderOptions extends ControllerOptions<PersistentV
   protected override validateValues(): Error[] {
     const errs: Error[] = [];
     if (this.syncPeriodMs <= 0) errs.push(new Error('--pvclaimbinder-sync-period must be greater than 0'));
-    if (this.enableHostPathProvisioner)
-      errs.push(new Error('--enable-hostpath-provisioner: not supported yet (there is no hostPath provisioner)'));
     for (const [name, dflt] of RECYCLER_INTS)
       if (this.recyclerInts.get(name) !== dflt)
         errs.push(new Error(`--${name}: not supported yet (volumes are not recycled: there are no recycler pods)`));
@@ -128,7 +147,12 @@ export class PersistentVolumeBinderOptions extends ControllerOptions<PersistentV
   }
 
   values(): PersistentVolumeBinderConfig {
-    return { syncPeriodMs: this.syncPeriodMs, enableDynamicProvisioning: this.enableDynamicProvisioning };
+    return {
+      syncPeriodMs: this.syncPeriodMs,
+      enableDynamicProvisioning: this.enableDynamicProvisioning,
+      enableHostPathProvisioner: this.enableHostPathProvisioner,
+      hostPathRoot: DEFAULT_HOST_PATH_ROOT,
+    };
   }
 }
 
@@ -142,9 +166,22 @@ function newer<T extends ApiObject>(a: T | undefined, b: T | undefined): T | und
   }
 }
 
+/** The names of the claims a pod uses: its persistentVolumeClaim volumes and its ephemeral volumes' claims. */
+function podClaimNames(pod: Pod): string[] {
+  const names: string[] = [];
+  for (const v of pod.spec?.volumes ?? []) {
+    if (v.persistentVolumeClaim?.claimName) names.push(v.persistentVolumeClaim.claimName);
+    else if ((v as { ephemeral?: unknown }).ephemeral) names.push(`${pod.metadata?.name}-${v.name}`);
+  }
+  return names;
+}
+
 class Binder {
   private readonly claims;
   private readonly volumes;
+  private readonly classes;
+  private readonly pods;
+  private readonly provisioner: Provisioner;
   readonly queue: WorkQueue<string>;
   /** Objects as this controller last wrote them, by key: newer than the cache until the informer catches up. */
   private readonly written = new Map<string, ApiObject>();
@@ -155,6 +192,13 @@ class Binder {
   ) {
     this.claims = ctx.informers.informerFor(PersistentVolumeClaimKind);
     this.volumes = ctx.informers.informerFor(PersistentVolumeKind);
+    this.classes = ctx.informers.informerFor(StorageClassKind);
+    this.pods = ctx.informers.informerFor(PodKind);
+    this.provisioner = new Provisioner(ctx, o, {
+      storageClass: (name) => this.classes.indexer.get(name),
+      writeClaim: (c) => this.writeClaim(c),
+      rememberVolume: (pv) => this.written.set(`volume:${pv.metadata!.name}`, pv),
+    });
     this.queue = new WorkQueue<string>({ name: 'persistentvolume-binder', metrics: ctx.metrics });
     const onClaim = (c: PersistentVolumeClaim): void => this.queue.add(`claim:${metaNamespaceKey(c)}`);
     const onVolume = (pv: PersistentVolume): void => this.queue.add(`volume:${metaNamespaceKey(pv)}`);
@@ -181,7 +225,7 @@ class Binder {
   }
 
   synced(): Promise<boolean> {
-    return waitForSynced(this.ctx.signal, [this.claims, this.volumes]);
+    return waitForSynced(this.ctx.signal, [this.claims, this.volumes, this.classes, this.pods]);
   }
 
   resyncAll(): void {
@@ -282,10 +326,12 @@ class Binder {
 
   private async syncUnboundClaim(c: PersistentVolumeClaim): Promise<void> {
     if (!c.spec?.volumeName) {
-      const pv = findMatchingVolume(c, this.allVolumes());
+      const delayBinding = this.provisioner.isDelayBinding(c);
+      const pv = findMatchingVolume(c, this.allVolumes(), { delayBinding });
       if (!pv) {
-        await this.noVolumeFor(c);
-        await this.claimPhase(c, 'Pending');
+        if (delayBinding && c.metadata?.annotations?.[ANN_SELECTED_NODE] === undefined) this.waitingForConsumer(c);
+        else await this.noVolumeFor(c);
+        await this.claimPhase(this.claim(metaNamespaceKey(c)) ?? c, 'Pending');
         return;
       }
       await this.bind(pv, c);
@@ -349,54 +395,56 @@ class Binder {
     await this.claimPhase(c, 'Lost');
   }
 
-  private storageClassWarned = false;
-
-  /** What 1.21 records for a claim no volume matches (its `provisionClaim` without plugins or classes). */
+  /** A claim no volume matches: provisioned when it has a class, else 1.21's Event. */
   private async noVolumeFor(c: PersistentVolumeClaim): Promise<void> {
-    const cls = claimClass(c);
-    if (cls === '') {
+    if (claimClass(c) !== '') {
+      await this.provisioner.provisionClaim(c);
+      return;
+    }
+    this.ctx.recorder.event(
+      c,
+      'Normal',
+      'FailedBinding',
+      'no persistent volumes available for this claim and no storage class is set',
+    );
+  }
+
+  /**
+   * A claim of a `WaitForFirstConsumer` class before the scheduler chose a node (1.21
+   * `emitEventForUnboundDelayBindingClaim`): which pods it waits for, if any use it yet.
+   */
+  private waitingForConsumer(c: PersistentVolumeClaim): void {
+    const waiting = this.pods.indexer
+      .byIndex(NAMESPACE_INDEX, c.metadata?.namespace ?? '')
+      .filter(
+        (p) =>
+          !p.spec?.nodeName &&
+          p.status?.phase !== 'Succeeded' &&
+          p.status?.phase !== 'Failed' &&
+          podClaimNames(p).includes(c.metadata?.name ?? ''),
+      )
+      .map((p) => p.metadata?.name ?? '');
+    if (waiting.length === 0) {
       this.ctx.recorder.event(
         c,
         'Normal',
-        'FailedBinding',
-        'no persistent volumes available for this claim and no storage class is set',
+        'WaitForFirstConsumer',
+        'waiting for first consumer to be created before binding',
       );
       return;
     }
-    if (!this.o.enableDynamicProvisioning) return;
-    if (!this.storageClassWarned) {
-      this.storageClassWarned = true;
-      this.ctx.logger.info(
-        'The API server does not serve storage.platform: no StorageClass is known, claims bind immediately and no volume is provisioned (no in-tree volume plugin exists)',
-      );
-    }
-    this.ctx.recorder.event(c, 'Warning', 'ProvisioningFailed', `storageclass.storage.platform "${cls}" not found`);
+    const message =
+      waiting.length > 1
+        ? `waiting for pods ${waiting.join(',')} to be scheduled`
+        : `waiting for pod ${waiting[0]} to be scheduled`;
+    this.ctx.recorder.event(c, 'Normal', 'WaitForPodScheduled', message);
   }
 
   /** Binds `pv` and `c` to each other (1.21's `bind`): the volume's claimRef and phase, then the claim's. */
   private async bind(pv: PersistentVolume, c: PersistentVolumeClaim): Promise<void> {
     let volume = pv;
-    const ref = volume.spec?.claimRef;
-    if (!ref || ref.uid !== c.metadata?.uid || ref.resourceVersion === undefined) {
-      const next = structuredClone(volume);
-      next.spec = {
-        ...next.spec,
-        claimRef: {
-          kind: 'PersistentVolumeClaim',
-          apiVersion: 'v1',
-          namespace: c.metadata?.namespace,
-          name: c.metadata?.name,
-          uid: c.metadata?.uid,
-          resourceVersion: c.metadata?.resourceVersion,
-        },
-      };
-      if (!ref)
-        next.metadata = {
-          ...next.metadata,
-          annotations: { ...next.metadata?.annotations, [ANN_BOUND_BY_CONTROLLER]: 'yes' },
-        };
-      volume = await this.writeVolume(next);
-    }
+    const next = bindVolumeToClaim(volume, c);
+    if (next !== volume) volume = await this.writeVolume(next);
     volume = await this.volumePhase(volume, 'Bound');
 
     let claim = c;
@@ -464,6 +512,39 @@ class Binder {
     await this.volumePhase(await this.writeVolume(next), 'Available');
   }
 
+  /**
+   * Deletes a released volume of reclaim policy Delete (1.21 `deleteVolumeOperation`): its storage through the
+   * plugin that made it, then the object. An external provisioner's volume is left to it; one without a plugin here
+   * goes Failed with an Event (and is not retried, unlike 1.21, which has plugins that may succeed later).
+   */
+  private async deleteVolume(volume: PersistentVolume): Promise<void> {
+    const name = volume.metadata?.name ?? '';
+    const by = volume.metadata?.annotations?.[ANN_PROVISIONED_BY];
+    // A volume of an external provisioner is deleted by it.
+    if (by && by !== HOST_PATH_PLUGIN && !by.startsWith('kubernetes.io/')) return;
+    if (!this.o.enableHostPathProvisioner || !volume.spec?.hostPath) {
+      const msg = `error getting deleter volume plugin for volume "${name}": no deletable volume plugin matched${
+        volume.spec?.hostPath ? ' (the host-path plugin deletes only with --enable-hostpath-provisioner)' : ''
+      }`;
+      this.ctx.recorder.event(volume, 'Warning', 'VolumeFailedDelete', msg);
+      await this.volumePhase(volume, 'Failed', msg);
+      return;
+    }
+    try {
+      await deleteHostPath(volume, this.o.hostPathRoot);
+    } catch (err) {
+      const msg = (err as Error).message;
+      this.ctx.recorder.event(volume, 'Warning', 'VolumeFailedDelete', msg);
+      await this.volumePhase(volume, 'Failed', msg);
+      return;
+    }
+    try {
+      await this.ctx.client.resource(PersistentVolumeKind).delete(name, { signal: this.ctx.signal });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
   /** The claim of `pv` is gone: Released, then its reclaim policy (1.21's `reclaimVolume`). */
   private async released(pv: PersistentVolume): Promise<void> {
     if (pv.status?.phase === 'Failed') return;
@@ -472,12 +553,7 @@ class Binder {
     const policy = volume.spec?.persistentVolumeReclaimPolicy ?? 'Retain';
     if (policy === 'Retain') return;
     if (policy === 'Delete') {
-      // A volume of an external provisioner is deleted by it.
-      const by = volume.metadata?.annotations?.[ANN_PROVISIONED_BY];
-      if (by) return;
-      const msg = `error getting deleter volume plugin for volume "${volume.metadata?.name}": no deletable volume plugin matched (no in-tree volume plugin exists)`;
-      this.ctx.recorder.event(volume, 'Warning', 'VolumeFailedDelete', msg);
-      await this.volumePhase(volume, 'Failed', msg);
+      await this.deleteVolume(volume);
       return;
     }
     const msg = 'No recycler plugin found for the volume!';
@@ -490,6 +566,10 @@ async function run(ctx: ControllerContext, o: PersistentVolumeBinderConfig): Pro
   const b = new Binder(ctx, o);
   ctx.signal.addEventListener('abort', () => b.queue.shutDown(), { once: true });
   if (!(await b.synced())) return;
+  if (o.enableHostPathProvisioner)
+    ctx.logger.info('HostPath provisioning is enabled: for testing on a single-node cluster only', {
+      root: o.hostPathRoot,
+    });
   const timer = setInterval(() => b.resyncAll(), o.syncPeriodMs);
   try {
     await runWorkers(
