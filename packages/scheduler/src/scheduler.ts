@@ -18,6 +18,7 @@ import {
   PodDisruptionBudgetKind,
   PodKind,
   ServiceKind,
+  StorageClassKind,
 } from '@platform/api';
 import {
   type Clientset,
@@ -175,6 +176,8 @@ export class Scheduler {
   private nextStartNodeIndex = 0;
   private readonly extenders: readonly Extender[];
   private inFlightBindings = 0;
+  /** Aborted when `run`'s signal is: plugins' waits in binding cycles still in flight end. */
+  private readonly stopping = new AbortController();
   /** Bindings that failed (tests). */
   bindFailures = 0;
 
@@ -252,6 +255,8 @@ export class Scheduler {
         const ix = self.listers.get(resource);
         return { list: () => ix?.list() ?? [], get: (k: string) => ix?.get(k) };
       },
+      clientSet: () => self.o.clientset,
+      signal: this.stopping.signal,
       framework: () => self.profiles.values().next().value as Framework,
       hardPodAffinitySymmetricWeight: this.o.hardPodAffinitySymmetricWeight ?? 1,
       parallelism: this.o.parallelism ?? DEFAULT_PARALLELISM,
@@ -274,6 +279,7 @@ export class Scheduler {
   private setUpInformers(): void {
     const pods = this.factory.informerFor(PodKind);
     this.podIndexer = pods.indexer as unknown as Indexer<ApiObject>;
+    this.listers.set('pods', this.podIndexer);
     pods.addEventHandler({
       onAdd: (p) => this.podAdded(p as Pod),
       onUpdate: (old, p) => this.podUpdated(old as Pod, p as Pod),
@@ -295,6 +301,7 @@ export class Scheduler {
       ['persistentvolumeclaims', PersistentVolumeClaimKind, 'PvcAdd'],
       ['persistentvolumes', PersistentVolumeKind, 'PvAdd'],
       ['services', ServiceKind, 'ServiceChange'],
+      ['storageclasses', StorageClassKind, 'StorageClassAdd'],
       ['poddisruptionbudgets', PodDisruptionBudgetKind, undefined],
       ['namespaces', NamespaceKind, undefined],
     ];
@@ -361,7 +368,10 @@ export class Scheduler {
         for (const p of this.cache.cleanupAssumedPods()) this.log.warn('Assumed pod expired', { pod: podKey(p) });
       }, 1000),
     ];
-    const onAbort = (): void => this.queue.close();
+    const onAbort = (): void => {
+      this.queue.close();
+      this.stopping.abort();
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       let n = 0;
@@ -380,6 +390,7 @@ export class Scheduler {
     } finally {
       for (const t of timers) clearInterval(t);
       signal.removeEventListener('abort', onAbort);
+      this.stopping.abort();
       this.queue.close();
       await this.recorder.flush();
     }

@@ -145,6 +145,20 @@ const NUMBER_ARGS: Record<string, (args: Record<string, unknown>, p: FieldPath) 
       ? [field.invalid(p.child('hardPodAffinityWeight'), w, 'not in valid range [0-100]')]
       : [];
   },
+  VolumeBinding: (a, p) => {
+    const errs: FieldError[] = [];
+    const t = a.bindTimeoutSeconds;
+    if (t !== undefined && (typeof t !== 'number' || !Number.isInteger(t) || t < 0))
+      errs.push(
+        field.invalid(p.child('bindTimeoutSeconds'), t, 'invalid BindTimeoutSeconds, should not be a negative value'),
+      );
+    // 1.21's VolumeCapacityPriority gate is alpha (off): its shape is refused as 1.21 refuses it then.
+    if (a.shape !== undefined)
+      errs.push(
+        field.invalid(p.child('shape'), a.shape, 'unsupported when VolumeCapacityPriority feature is disabled'),
+      );
+    return errs;
+  },
   NodeResourcesLeastAllocated: (a, p) => validateResources(a.resources, p.child('resources')),
   NodeResourcesMostAllocated: (a, p) => validateResources(a.resources, p.child('resources')),
   RequestedToCapacityRatio: (a, p) => {

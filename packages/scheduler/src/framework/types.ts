@@ -5,6 +5,7 @@
  * synchronous and reads an immutable per-cycle snapshot; the binding cycle (preBind, bind, postBind) is async.
  */
 import { type Node, type Pod } from '@platform/api';
+import { type Clientset } from '@platform/client';
 
 import { type NodeInfo } from './node-info';
 import { type WaitingPod } from './waiting-pods';
@@ -103,8 +104,12 @@ export interface FrameworkHandle {
   event(obj: Pod, type: 'Normal' | 'Warning', reason: string, message: string): void;
   /** POST a Binding. */
   bind(pod: Pod, nodeName: string): Promise<void>;
-  /** Read-only views of other cluster objects (PVCs, PVs, PDBs, namespaces, storage classes, services). */
+  /** Read-only views of other cluster objects (pods, PVCs, PVs, PDBs, namespaces, storage classes, services). */
   lister(resource: string): { list(): unknown[]; get(key: string): unknown };
+  /** The scheduler's client (Go's `Handle.ClientSet()`), for plugins that write other objects (VolumeBinding). */
+  clientSet(): Clientset;
+  /** Aborted when the scheduler stops: a binding cycle's long waits (VolumeBinding's PreBind) end with it. */
+  readonly signal?: AbortSignal;
   /** The framework itself (preemption re-runs the filters). */
   framework(): FrameworkRunner;
   /** `--hard-pod-affinity-symmetric-weight`. */

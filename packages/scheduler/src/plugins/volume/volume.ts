@@ -1,21 +1,13 @@
 /**
- * The volume plugins at the API level (1.21 `volumebinding`, `volumerestrictions`, `volumezone`,
- * `nodevolumelimits`), reading PersistentVolumeClaims and PersistentVolumes from the informers:
- * - VolumeBinding: every claim of the pod must exist and be bound (there are no StorageClasses here to delay
- *   binding, so an unbound claim is an immediate one), and a bound volume's node affinity must match the node;
+ * The volume plugins at the API level (1.21 `volumerestrictions`, `volumezone`, `nodevolumelimits`; VolumeBinding
+ * is `volume-binding.ts`), reading PersistentVolumeClaims and PersistentVolumes from the informers:
  * - VolumeRestrictions: a GCE PD, AWS EBS, RBD or iSCSI disk already used on the node conflicts (GCE PDs may be
  *   shared when every use is read-only);
  * - VolumeZone: a bound volume's zone and region labels must match the node's;
  * - NodeVolumeLimits: the CSI volumes of each driver on the node (with the pod's) must not exceed the node's
  *   `attachable-volumes-csi-<driver>` allocatable.
  */
-import {
-  NodeSelectorMatcher,
-  type NodeSelectorLike,
-  type PersistentVolume,
-  type PersistentVolumeClaim,
-  type Pod,
-} from '@platform/api';
+import { type PersistentVolume, type PersistentVolumeClaim, type Pod } from '@platform/api';
 
 import { type NodeInfo } from '../../framework/node-info';
 import {
@@ -25,22 +17,24 @@ import {
   type FilterPlugin,
   type FrameworkHandle,
   type PluginFactory,
-  type PreBindPlugin,
-  type PreFilterPlugin,
-  type ReservePlugin,
   type Status,
   unresolvable,
   unschedulable,
 } from '../../framework/types';
+import { claimNames, ERR_REASON_PV_NOT_EXIST, ERR_REASON_UNBOUND_IMMEDIATE } from './volume-binding';
 
-export const VOLUME_BINDING = 'VolumeBinding';
+export {
+  ERR_REASON_BIND_CONFLICT,
+  ERR_REASON_NODE_CONFLICT,
+  ERR_REASON_PV_NOT_EXIST,
+  ERR_REASON_UNBOUND_IMMEDIATE,
+  VOLUME_BINDING,
+  volumeBindingFactory,
+} from './volume-binding';
 export const VOLUME_RESTRICTIONS = 'VolumeRestrictions';
 export const VOLUME_ZONE = 'VolumeZone';
 export const NODE_VOLUME_LIMITS = 'NodeVolumeLimits';
 
-export const ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind";
-export const ERR_REASON_NODE_CONFLICT = 'node(s) had volume node affinity conflict';
-export const ERR_REASON_UNBOUND_IMMEDIATE = 'pod has unbound immediate PersistentVolumeClaims';
 export const ERR_REASON_DISK_CONFLICT = 'node(s) had no available disk';
 export const ERR_REASON_ZONE_CONFLICT = 'node(s) had no available volume zone';
 export const ERR_REASON_MAX_VOLUME_COUNT = 'node(s) exceed max volume count';
@@ -53,10 +47,6 @@ const ZONE_KEYS = [
 ];
 
 type Volume = NonNullable<NonNullable<Pod['spec']>['volumes']>[number];
-
-function claimNames(pod: Pod): string[] {
-  return (pod.spec?.volumes ?? []).map((v) => v.persistentVolumeClaim?.claimName).filter((n): n is string => !!n);
-}
 
 /** The bound PVs of the pod's claims; an error reason when a claim is missing or unbound. */
 function boundVolumes(handle: FrameworkHandle, pod: Pod): { pvs: PersistentVolume[]; error?: string } {
@@ -71,47 +61,13 @@ function boundVolumes(handle: FrameworkHandle, pod: Pod): { pvs: PersistentVolum
     const pvName = pvc.spec?.volumeName;
     if (!pvName) return { pvs, error: ERR_REASON_UNBOUND_IMMEDIATE };
     const pv = pvLister.get(pvName) as PersistentVolume | undefined;
-    if (!pv) return { pvs, error: `pvc(s) bound to non-existent pv(s)` };
+    if (!pv) return { pvs, error: ERR_REASON_PV_NOT_EXIST };
     pvs.push(pv);
   }
   return { pvs };
 }
 
 const EVENTS: ClusterEvent[] = ['PvcAdd', 'PvcUpdate', 'PvAdd', 'PvUpdate', 'NodeAdd', 'NodeUpdate', 'StorageClassAdd'];
-
-export class VolumeBinding implements PreFilterPlugin, FilterPlugin, ReservePlugin, PreBindPlugin, EnqueueExtensions {
-  readonly name = VOLUME_BINDING;
-  constructor(private readonly handle: FrameworkHandle) {}
-  eventsToRegister(): ClusterEvent[] {
-    return EVENTS;
-  }
-  preFilter(state: CycleState, pod: Pod): Status | undefined {
-    if (!claimNames(pod).length) {
-      state.skipFilter.add(this.name);
-      return undefined;
-    }
-    const { pvs, error } = boundVolumes(this.handle, pod);
-    if (error) return unresolvable(error);
-    state.write(`PreFilter${this.name}`, pvs);
-    return undefined;
-  }
-  filter(state: CycleState, _pod: Pod, node: NodeInfo): Status | undefined {
-    const pvs = state.read<PersistentVolume[]>(`PreFilter${this.name}`) ?? [];
-    for (const pv of pvs) {
-      const req = pv.spec?.nodeAffinity?.required as NodeSelectorLike | undefined;
-      if (req && node.node && !new NodeSelectorMatcher(req).matches(node.node))
-        return unresolvable(ERR_REASON_NODE_CONFLICT);
-    }
-    return undefined;
-  }
-  reserve(): Status | undefined {
-    return undefined;
-  }
-  unreserve(): void {}
-  preBind(): Promise<Status | undefined> {
-    return Promise.resolve(undefined);
-  }
-}
 
 /** The identity of a disk that may not be mounted twice read-write, or undefined. */
 function diskOf(v: Volume): { id: string; readOnly: boolean } | undefined {
@@ -204,7 +160,6 @@ export class NodeVolumeLimits implements FilterPlugin, EnqueueExtensions {
   }
 }
 
-export const volumeBindingFactory: PluginFactory = (_a, h) => new VolumeBinding(h);
 export const volumeRestrictionsFactory: PluginFactory = () => new VolumeRestrictions();
 export const volumeZoneFactory: PluginFactory = (_a, h) => new VolumeZone(h);
 export const nodeVolumeLimitsFactory: PluginFactory = (_a, h) => new NodeVolumeLimits(h);
