@@ -190,12 +190,15 @@ export function delegatedAuth(
         return new Error(`request header: client certificate ${JSON.stringify(cn)} is not an allowed name`);
       const username = userHeaders.map((h) => first(req.headers[h])).find((v) => v) ?? '';
       if (username) {
+        // A front proxy sends a header per group (and per extra value): Node joins repeated headers with ", " in
+        // `headers`; `headersDistinct` keeps them apart (HTTP/1.1 requests, which is how proxies call).
+        const headers = req.headersDistinct ?? req.headers;
         const extra: Record<string, string[]> = {};
-        for (const [k, v] of Object.entries(req.headers)) {
+        for (const [k, v] of Object.entries(headers)) {
           const p = extraPrefixes.find((x) => k.startsWith(x));
           if (p) extra[decodeURIComponent(k.slice(p.length))] = all(v);
         }
-        return { username, groups: groupHeaders.flatMap((h) => all(req.headers[h])), extra };
+        return { username, groups: groupHeaders.flatMap((h) => all(headers[h])), extra };
       }
     }
     if (cert && clientRoots.has(cert.root)) {

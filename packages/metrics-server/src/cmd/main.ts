@@ -166,8 +166,13 @@ async function collect(
     });
     const wait = Math.max(0, start + o.resolutionMs - Date.now());
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, wait);
-      signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+      const done = (): void => {
+        clearTimeout(t);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const t = setTimeout(done, wait);
+      signal.addEventListener('abort', done, { once: true });
     });
   }
 }
