@@ -302,7 +302,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (v.simulateNodes > 0) {
       if (!clientset) return fail('--simulate-nodes needs --clientconfig');
       const sim = new SimulatedNodes({ clientset, values: v, log: log.child('simulated') });
-      // The health server only: the simulated nodes have no pods, logs or exec to serve.
+      // The health server of the process; each simulated node serves its metrics on its own address (SimulatedNodes).
       const health = v.healthzPort > 0 ? await startHealthzServer(v.healthzBindAddress, v.healthzPort) : undefined;
       log.info('Starting simulated nodes', { count: v.simulateNodes, healthzPort: health?.port });
       await sim.run(stop.signal);

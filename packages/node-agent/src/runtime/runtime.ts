@@ -289,6 +289,28 @@ export interface FilesystemUsage {
   inodesUsed?: number;
 }
 
+/** Filter of `listContainerStats` (CRI `ContainerStatsFilter`); every given field must match. */
+export interface ContainerStatsFilter {
+  id?: string;
+  podSandboxId?: string;
+  labelSelector?: StringMap;
+}
+
+/**
+ * Usage of one running container (CRI `ContainerStats`), what the agent's `/metrics/resource` reports. A value the
+ * runtime could not read is absent; each carries the time (ms since the epoch) it was read at.
+ */
+export interface ContainerStats {
+  id: string;
+  metadata: ContainerConfig['metadata'];
+  /** The container's labels (the agent's pod and container labels among them). */
+  labels: StringMap;
+  /** Cumulative CPU time of the container's processes, in nanoseconds of one core. */
+  cpu?: { timestamp: number; usageCoreNanoSeconds: number };
+  /** Working set: memory in use minus inactive file pages, in bytes. */
+  memory?: { timestamp: number; workingSetBytes: number };
+}
+
 /** Options of calls that may be cancelled. */
 export interface CallOptions {
   signal?: AbortSignal;
@@ -358,6 +380,11 @@ export interface Runtime {
   listContainers(filter?: ContainerFilter, o?: CallOptions): Promise<Container[]>;
   /** Status of a container (CRI `ContainerStatus`); throws NotFound when absent. */
   containerStatus(containerId: string, o?: CallOptions): Promise<ContainerStatus>;
+  /**
+   * Usage of the running containers matching the filter (CRI `ListContainerStats`); exited containers are left out.
+   * Optional: a runtime without it reports no container metrics.
+   */
+  listContainerStats?(filter?: ContainerStatsFilter, o?: CallOptions): Promise<ContainerStats[]>;
   /** Updates the resources of a running container (CRI `UpdateContainerResources`); optional. */
   updateContainerResources?(containerId: string, resources: LinuxResources, o?: CallOptions): Promise<void>;
   /** Asks the runtime to reopen the container's log file after rotation (CRI `ReopenContainerLog`); optional. */

@@ -6,18 +6,19 @@
  *   authorization — `AlwaysAllow` or `Webhook` (SubjectAccessReview on `nodes/<subresource>` of this node, with the
  *   kubelet's verbs and subresources; answers cached for the two TTLs). It serves `/healthz`, `/pods` and, with
  *   `--enable-debugging-handlers`, `/containerLogs/<ns>/<pod>/<container>`, `/exec`, `/attach` and `/portForward`
- *   (WebSocket, the `v4.channel.k8s.io` channel protocol) and `/run`;
- * - the read-only server on `--read-only-port` (plain HTTP, no authentication): `/healthz`, `/pods`;
+ *   (WebSocket, the `v4.channel.k8s.io` channel protocol) and `/run`, and `/metrics/resource` (authorized as
+ *   `nodes/metrics`; see `../stats/resource-metrics.ts`);
+ * - the read-only server on `--read-only-port` (plain HTTP, no authentication): `/healthz`, `/pods`,
+ *   `/metrics/resource`;
  * - the health server on `--healthz-bind-address:--healthz-port`: `/healthz`.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
-import { type TLSSocket } from 'node:tls';
 import { Duplex, PassThrough } from 'node:stream';
 
-import { type ApiObject, type Pod } from '@platform/api';
+import { type Pod } from '@platform/api';
 import { type Clientset } from '@platform/client';
 import { ensureSelfSignedCertKey, loadCertKeyPair, type Logger } from '@platform/common';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -26,6 +27,9 @@ import { type Agent } from '../agent';
 import { type AgentValues } from '../cmd/options';
 import { readCriLog } from '../runtime/cri/logs';
 import { LABEL_CONTAINER_NAME, LABEL_POD_UID, type Runtime } from '../runtime/runtime';
+import { collectResourceSummary, PROMETHEUS_TEXT_TYPE, renderResourceMetrics } from '../stats/resource-metrics';
+import { nodeUsage } from '../stats/usage';
+import { RequestAuth } from './auth';
 import { SpdyConnection, type SpdyStream } from './spdy';
 
 /** What the servers need. */
@@ -35,16 +39,6 @@ export interface AgentServersDeps {
   runtime: Runtime;
   clientset?: Clientset;
   log: Logger;
-}
-
-interface User {
-  name: string;
-  groups: string[];
-}
-
-interface CacheEntry<T> {
-  value: T;
-  until: number;
 }
 
 const CHANNEL_PROTOCOLS = ['v4.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io'];
@@ -74,16 +68,35 @@ export async function startHealthzServer(host: string, port: number): Promise<{ 
   };
 }
 
+/**
+ * The serving certificate of a node's server: `--tls-cert-file`/`--tls-private-key-file`, else a self-signed pair
+ * `<pairName>.crt`/`.key` in `--cert-dir` (made on first use) for the node's IP and name, 127.0.0.1 and localhost.
+ */
+export function servingCertKey(
+  v: AgentValues,
+  pairName: string,
+  nodeIp: string,
+  nodeName: string,
+): Promise<{ certPem: string; keyPem: string }> {
+  if (v.tlsCertFile && v.tlsPrivateKeyFile) return loadCertKeyPair(v.tlsCertFile, v.tlsPrivateKeyFile);
+  return ensureSelfSignedCertKey(v.certDir, pairName, {
+    host: nodeIp,
+    alternateIPs: [nodeIp, '127.0.0.1'],
+    alternateDNS: [nodeName, 'localhost'],
+  });
+}
+
 /** The three servers. */
 export class AgentServers {
   private readonly servers: Server[] = [];
-  private readonly tokenCache = new Map<string, CacheEntry<User | null>>();
-  private readonly sarCache = new Map<string, CacheEntry<boolean>>();
+  private auth: RequestAuth;
   private clientCa?: string;
   /** Ports actually bound (0 asks the OS), for tests. */
   readonly ports: { main?: number; readOnly?: number; healthz?: number } = {};
 
-  constructor(private readonly d: AgentServersDeps) {}
+  constructor(private readonly d: AgentServersDeps) {
+    this.auth = new RequestAuth(d);
+  }
 
   /** Starts every enabled server. Throws when a port cannot be bound or a certificate read. */
   async start(): Promise<void> {
@@ -97,15 +110,11 @@ export class AgentServers {
       this.ports.readOnly = await this.listen(s, v.address, v.readOnlyPort);
     }
     if (v.enableServer) {
-      if (v.clientCaFile) this.clientCa = readFileSync(v.clientCaFile, 'utf8');
-      const pair =
-        v.tlsCertFile && v.tlsPrivateKeyFile
-          ? await loadCertKeyPair(v.tlsCertFile, v.tlsPrivateKeyFile)
-          : await ensureSelfSignedCertKey(v.certDir, 'agent', {
-              host: this.d.agent.d.nodeIp,
-              alternateIPs: [this.d.agent.d.nodeIp, '127.0.0.1'],
-              alternateDNS: [this.d.agent.d.nodeName, 'localhost'],
-            });
+      if (v.clientCaFile) {
+        this.clientCa = readFileSync(v.clientCaFile, 'utf8');
+        this.auth = new RequestAuth({ ...this.d, clientCa: this.clientCa });
+      }
+      const pair = await servingCertKey(v, 'agent', this.d.agent.d.nodeIp, this.d.agent.d.nodeName);
       const s = createHttpsServer(
         {
           cert: pair.certPem,
@@ -122,8 +131,8 @@ export class AgentServers {
       });
       s.on('upgrade', (req: IncomingMessage, socket, head) => {
         void (async () => {
-          const user = await this.authenticate(req);
-          if (!user || !(await this.authorize(user, req))) {
+          const user = await this.auth.authenticate(req);
+          if (!user || !(await this.auth.authorize(user, req, this.d.agent.d.nodeName))) {
             socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
             return;
           }
@@ -160,110 +169,17 @@ export class AgentServers {
     );
   }
 
-  // --- authentication and authorization ---
-
-  private async authenticate(req: IncomingMessage): Promise<User | null> {
-    const v = this.d.values;
-    const sock = req.socket as TLSSocket;
-    if (this.clientCa && typeof sock.getPeerCertificate === 'function' && sock.authorized) {
-      const cert = sock.getPeerCertificate();
-      if (cert && cert.subject) {
-        const org = cert.subject.O;
-        return { name: String(cert.subject.CN ?? ''), groups: Array.isArray(org) ? org : org ? [org] : [] };
-      }
-    }
-    const auth = req.headers.authorization;
-    if (auth?.startsWith('Bearer ') && v.authenticationTokenWebhook && this.d.clientset) {
-      const token = auth.slice(7).trim();
-      const hit = this.tokenCache.get(token);
-      if (hit && hit.until > Date.now()) return hit.value;
-      let user: User | null = null;
-      try {
-        const review = (await this.d.clientset.rest.request<ApiObject>({
-          method: 'POST',
-          path: '/apis/authentication.platform/v1/tokenreviews',
-          body: {
-            apiVersion: 'authentication.platform/v1',
-            kind: 'TokenReview',
-            spec: { token },
-          } as unknown as ApiObject,
-          contentType: 'application/json',
-        })) as unknown as { status?: { authenticated?: boolean; user?: { username?: string; groups?: string[] } } };
-        if (review.status?.authenticated)
-          user = { name: review.status.user?.username ?? '', groups: review.status.user?.groups ?? [] };
-      } catch (err) {
-        this.d.log.info('TokenReview failed', { err: String(err) });
-        return null;
-      }
-      this.tokenCache.set(token, { value: user, until: Date.now() + v.authenticationTokenWebhookCacheTtl });
-      if (user) return user;
-    }
-    if (v.anonymousAuth) return { name: 'system:anonymous', groups: ['system:unauthenticated'] };
-    return null;
-  }
-
-  /** The kubelet's attributes: verb from the method, `nodes/<subresource>` from the path. */
-  private async authorize(user: User, req: IncomingMessage): Promise<boolean> {
-    const v = this.d.values;
-    if (v.authorizationMode !== 'Webhook') return true;
-    if (!this.d.clientset) return false;
-    const path = (req.url ?? '/').split('?')[0]!;
-    const verb =
-      { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' }[
-        req.method ?? 'GET'
-      ] ?? 'get';
-    const sub = path.startsWith('/stats')
-      ? 'stats'
-      : path.startsWith('/metrics')
-        ? 'metrics'
-        : path.startsWith('/logs')
-          ? 'log'
-          : path.startsWith('/spec')
-            ? 'spec'
-            : 'proxy';
-    const key = `${user.name}|${user.groups.join(',')}|${verb}|${sub}`;
-    const hit = this.sarCache.get(key);
-    if (hit && hit.until > Date.now()) return hit.value;
-    let allowed = false;
-    try {
-      const sar = (await this.d.clientset.rest.request<ApiObject>({
-        method: 'POST',
-        path: '/apis/authorization.platform/v1/subjectaccessreviews',
-        body: {
-          apiVersion: 'authorization.platform/v1',
-          kind: 'SubjectAccessReview',
-          spec: {
-            user: user.name,
-            groups: user.groups,
-            resourceAttributes: { verb, resource: 'nodes', subresource: sub, name: this.d.agent.d.nodeName },
-          },
-        } as unknown as ApiObject,
-        contentType: 'application/json',
-      })) as unknown as { status?: { allowed?: boolean } };
-      allowed = sar.status?.allowed === true;
-    } catch (err) {
-      this.d.log.info('SubjectAccessReview failed', { err: String(err) });
-      return false;
-    }
-    this.sarCache.set(key, {
-      value: allowed,
-      until:
-        Date.now() + (allowed ? v.authorizationWebhookCacheAuthorizedTtl : v.authorizationWebhookCacheUnauthorizedTtl),
-    });
-    return allowed;
-  }
-
   // --- handlers ---
 
   private async handle(req: IncomingMessage, res: ServerResponse, readOnly: boolean): Promise<void> {
     try {
       if (!readOnly) {
-        const user = await this.authenticate(req);
+        const user = await this.auth.authenticate(req);
         if (!user) {
           res.writeHead(401, { 'Content-Type': 'text/plain' }).end('Unauthorized');
           return;
         }
-        if (!(await this.authorize(user, req))) {
+        if (!(await this.auth.authorize(user, req, this.d.agent.d.nodeName))) {
           res
             .writeHead(403, { 'Content-Type': 'text/plain' })
             .end(`Forbidden (user=${user.name}, verb=${(req.method ?? 'GET').toLowerCase()}, resource=nodes)`);
@@ -279,6 +195,11 @@ export class AgentServers {
       if (url.pathname === '/pods' || url.pathname === '/pods/') {
         const body = { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: this.d.agent.pods() };
         res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+        return;
+      }
+      if (url.pathname === '/metrics/resource') {
+        const summary = await collectResourceSummary(this.d.runtime, () => nodeUsage());
+        res.writeHead(200, { 'Content-Type': PROMETHEUS_TEXT_TYPE }).end(renderResourceMetrics(summary));
         return;
       }
       if (!readOnly && this.d.values.enableDebuggingHandlers && parts[0] === 'containerLogs' && parts.length === 4) {

@@ -50,9 +50,12 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-/** Starts an in-process API server and writes a client configuration for it. */
-export async function startCluster(): Promise<TestCluster> {
-  const server = await startTestServer();
+/**
+ * Starts an in-process API server and writes a client configuration for it; `options` are the test server's (e.g. an
+ * authorizer of the test's own).
+ */
+export async function startCluster(options?: Parameters<typeof startTestServer>[0]): Promise<TestCluster> {
+  const server = await startTestServer(options);
   const dir = mkdtempSync(join(tmpdir(), 'node-agent-it-'));
   const clientConfigPath = join(dir, 'client.conf');
   writeFileSync(join(dir, 'ca.crt'), server.ca);

@@ -11,7 +11,8 @@
  * - volumes are not mounted at their paths (that would change the host): each mount is a symbolic link under the
  *   sandbox's root directory `$PLATFORM_ROOT/<mountPath>`, the container's default working directory;
  * - resource limits go to cgroup v1 controllers (memory, cpu, pids) under `/sys/fs/cgroup/<ctrl>/platform-builtin/`
- *   where the machine allows it.
+ *   where the machine allows it; usage (`listContainerStats`) is read from the container's `cpuacct` and `memory`
+ *   cgroups there, else from the /proc entries of its process tree.
  * Processes die with the agent (`close` kills them); after a restart, leftovers recorded in the state directory are
  * killed and the pod workers start the containers again.
  */
@@ -45,6 +46,8 @@ import {
   type ContainerConfig,
   type ContainerFilter,
   type ContainerState,
+  type ContainerStats,
+  type ContainerStatsFilter,
   type ContainerStatus,
   type ExecRequest,
   type ExecSyncResult,
@@ -61,6 +64,7 @@ import {
   type RuntimeVersion,
   type StreamOptions,
 } from '../runtime';
+import { cgroupV1Usage, processTreeUsage, type ProcessTable, readProcessTable, type Usage } from '../../stats/usage';
 
 /** Settings of the builtin runtime. */
 export interface BuiltinRuntimeOptions {
@@ -107,7 +111,8 @@ interface ContainerRecord {
   attached: Set<NodeJS.WritableStream>;
 }
 
-const CGROUP_CONTROLLERS = ['memory', 'cpu', 'pids'];
+/** `cpuacct` holds no limit: the container's CPU time is read there. */
+const CGROUP_CONTROLLERS = ['memory', 'cpu', 'cpuacct', 'pids'];
 const CGROUP_PARENT = 'platform-builtin';
 
 function newId(): string {
@@ -169,9 +174,10 @@ export class BuiltinRuntime implements Runtime {
     await Promise.resolve();
   }
 
-  /** Kills every container (host processes cannot outlive the agent that supervises them). */
+  /** Kills every container (host processes cannot outlive the agent that supervises them) and removes their cgroups. */
   async close(): Promise<void> {
     await Promise.all([...this.containers.values()].map((c) => this.kill(c, 0)));
+    for (const id of this.sandboxes.keys()) this.removeCgroup(id);
   }
 
   version(): Promise<RuntimeVersion> {
@@ -500,6 +506,22 @@ export class BuiltinRuntime implements Runtime {
     });
   }
 
+  listContainerStats(filter: ContainerStatsFilter = {}): Promise<ContainerStats[]> {
+    let table: ProcessTable | undefined;
+    const out: ContainerStats[] = [];
+    for (const c of this.containers.values()) {
+      const pid = c.proc?.pid;
+      if (c.state !== 'CONTAINER_RUNNING' || !pid) continue;
+      if (filter.id && c.id !== filter.id) continue;
+      if (filter.podSandboxId && c.sandboxId !== filter.podSandboxId) continue;
+      if (!matchLabels(c.config.labels, filter.labelSelector)) continue;
+      // One reading of the process table serves every container without a cgroup.
+      const usage: Usage | undefined = this.cgroupUsage(c) ?? processTreeUsage((table ??= readProcessTable()), pid);
+      out.push({ id: c.id, metadata: c.config.metadata, labels: c.config.labels, ...usage });
+    }
+    return Promise.resolve(out);
+  }
+
   // --- exec, attach, port-forward ---
 
   private running(containerId: string): ContainerRecord {
@@ -670,6 +692,12 @@ export class BuiltinRuntime implements Runtime {
         this.log.debug('Could not place container in cgroup', { ctrl, err: String(err) });
       }
     }
+  }
+
+  private cgroupUsage(c: ContainerRecord): Usage | undefined {
+    if (!this.useCgroups) return undefined;
+    const dir = (ctrl: string): string => join('/sys/fs/cgroup', ctrl, CGROUP_PARENT, c.sandboxId, c.id);
+    return cgroupV1Usage(dir('cpuacct'), dir('memory'));
   }
 
   private oomKilled(c: ContainerRecord): boolean {

@@ -322,7 +322,7 @@ export class CriClient {
   }
 
   async listContainerStats(
-    filter?: { id?: string; pod_sandbox_id?: string },
+    filter?: { id?: string; pod_sandbox_id?: string; label_selector?: Record<string, string> },
     o: CallOpts = {},
   ): Promise<T.ContainerStats[]> {
     const res = await this.call<{ stats: T.ContainerStats[] }>(this.runtime, 'ListContainerStats', { filter }, o);

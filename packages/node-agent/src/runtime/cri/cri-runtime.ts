@@ -17,6 +17,8 @@ import {
   type Container,
   type ContainerConfig,
   type ContainerFilter,
+  type ContainerStats,
+  type ContainerStatsFilter,
   type ContainerStatus,
   type ExecRequest,
   type ExecSyncResult,
@@ -207,6 +209,23 @@ function fromContainer(c: T.Container): Container {
     createdAt: nanosToMillis(c.created_at),
     labels: c.labels ?? {},
     annotations: c.annotations ?? {},
+  };
+}
+
+function fromContainerStats(st: T.ContainerStats): ContainerStats {
+  const a = st.attributes!;
+  const cpu = st.cpu?.usage_core_nano_seconds;
+  const memory = st.memory?.working_set_bytes;
+  // A runtime that leaves the time out: the time of this reading.
+  const at = (ns: T.Int64 | undefined): number => nanosToMillis(ns) || Date.now();
+  return {
+    id: a.id,
+    metadata: { name: a.metadata?.name ?? '', attempt: a.metadata?.attempt ?? 0 },
+    labels: a.labels ?? {},
+    ...(st.cpu && cpu ? { cpu: { timestamp: at(st.cpu.timestamp), usageCoreNanoSeconds: int64(cpu.value) } } : {}),
+    ...(st.memory && memory
+      ? { memory: { timestamp: at(st.memory.timestamp), workingSetBytes: int64(memory.value) } }
+      : {}),
   };
 }
 
@@ -445,6 +464,24 @@ export class CriRuntime implements Runtime {
       );
       for (const i of items) this.sandboxOf.set(i.id, i.pod_sandbox_id);
       return items.map(fromContainer);
+    });
+  }
+
+  /**
+   * CRI `ListContainerStats`, narrowed to the running containers (`ListContainers` with the running state: the
+   * runtime also reports exited ones until they are removed, as the kubelet's CRI stats provider leaves out).
+   */
+  listContainerStats(filter?: ContainerStatsFilter, o: CallOptions = {}): Promise<ContainerStats[]> {
+    return this.run('Unknown', async (c) => {
+      const [stats, running] = await Promise.all([
+        c.listContainerStats(
+          filter && { id: filter.id, pod_sandbox_id: filter.podSandboxId, label_selector: filter.labelSelector },
+          o,
+        ),
+        c.listContainers({ state: { state: 'CONTAINER_RUNNING' } }, o),
+      ]);
+      const isRunning = new Set(running.map((r) => r.id));
+      return stats.filter((st) => st.attributes && isRunning.has(st.attributes.id)).map(fromContainerStats);
     });
   }
 

@@ -2,7 +2,7 @@
  * End to end with real containers: an API server, the node agent as a process with `--container-runtime=remote`
  * on a throwaway containerd, and pods of the locally built busybox image. A host-network pod reaches Running with
  * its image ID and container ID from containerd, is probed by exec, its logs are read through the agent's server
- * (`/containerLogs`), a failing container restarts with its last state kept, an absent image is ErrImagePull /
+ * (`/containerLogs`), its usage is in `/metrics/resource`, a failing container restarts with its last state kept, an absent image is ErrImagePull /
  * ImagePullBackOff, and a deleted pod leaves no sandbox in containerd. Skipped (with a message) where containerd
  * cannot run.
  */
@@ -37,6 +37,10 @@ function get(url: string): Promise<{ status: number; body: string }> {
     req.on('error', reject);
     req.end();
   });
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 describeWithContainerd('the node agent runs pods through containerd (remote runtime)', () => {
@@ -169,6 +173,16 @@ describeWithContainerd('the node agent runs pods through containerd (remote runt
     );
     expect(r.exitCode).toBe(4);
     expect(text).toMatch(/^in-/);
+
+    // Its usage, from containerd's ListContainerStats, in the agent's /metrics/resource.
+    const labels = '{container="main",namespace="default",pod="web"}';
+    let metrics = '';
+    await waitFor('the container in /metrics/resource', async () => {
+      metrics = (await get(`https://127.0.0.1:${agent.ports.port}/metrics/resource`)).body;
+      return metrics.includes(`container_memory_working_set_bytes${labels}`);
+    });
+    expect(metrics).toMatch(new RegExp(`^container_cpu_usage_seconds_total${escapeRegExp(labels)} \\S+ \\d+$`, 'm'));
+    expect(metrics).toMatch(/^pod_memory_working_set_bytes\{namespace="default",pod="web"\} [1-9]\S* \d+$/m);
   });
 
   test('a failing container restarts and keeps its last state', async () => {

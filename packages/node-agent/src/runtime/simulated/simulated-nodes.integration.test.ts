@@ -1,8 +1,10 @@
 /**
  * `--simulate-nodes`: one agent process hosts several nodes against a real API server; each registers Ready,
- * renews its Lease, and runs the pods bound to it as no-op containers that are Running and Ready at once.
+ * renews its Lease, and runs the pods bound to it as no-op containers that are Running and Ready at once; each
+ * serves its resource metrics on its own address.
  */
 import { get } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 
 import { type Lease, LeaseKind, type Node, NodeKind, type Pod, PodKind } from '@platform/api';
 
@@ -83,4 +85,38 @@ test('pods bound to simulated nodes are Running and Ready, and deleted at once',
   });
   await pods.delete('p0');
   await waitFor('p0 gone', async () => !((await pods.list()).items as Pod[]).some((p) => p.metadata?.name === 'p0'));
+});
+
+test("each simulated node serves /metrics/resource on its own address at --port, with its pods' usage", async () => {
+  const scrape = (host: string): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      const req = httpsRequest(
+        { host, port: agent.ports.port, path: '/metrics/resource', rejectUnauthorized: false, agent: false },
+        (res) => {
+          let body = '';
+          res.on('data', (b: Buffer) => (body += b.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  // sim-0 (127.1.0.1) runs p5 (p0 was deleted above); sim-1 (127.1.0.2) runs p1 and p6.
+  let text = '';
+  await waitFor('the metrics of sim-0 with its pod', async () => {
+    const r = await scrape('127.1.0.1');
+    text = r.body;
+    return r.status === 200 && text.includes('pod="p5"');
+  });
+  expect(text).toMatch(/^container_cpu_usage_seconds_total\{container="c",namespace="default",pod="p5"\} \S+ \d+$/m);
+  expect(text).toMatch(
+    /^container_memory_working_set_bytes\{container="c",namespace="default",pod="p5"\} 8\.388608e\+06 \d+$/m,
+  );
+  expect(text).toMatch(/^node_cpu_usage_seconds_total \S+ \d+$/m);
+  expect(text).toMatch(/^scrape_error 0$/m);
+  expect(text).not.toContain('pod="p1"');
+  await waitFor('the metrics of sim-1 with its pods', async () => {
+    const other = (await scrape('127.1.0.2')).body;
+    return other.includes('pod="p1"') && other.includes('pod="p6"') && !other.includes('pod="p5"');
+  });
 });

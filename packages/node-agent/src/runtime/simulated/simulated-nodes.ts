@@ -5,10 +5,11 @@
  * rate instead of in bursts. Pods bound to a simulated node run as no-op containers: one status write makes them
  * Running and Ready; a pod being deleted is deleted at once (grace 0). One shared pod watch serves every node.
  * Node addresses are distinct loopback addresses (127.1.x.y); pod IPs are taken from 10.244.0.0/16 per node and
- * are never contacted.
+ * are never contacted. Each node serves `/healthz` and `/metrics/resource` on its own address at `--port`
+ * (`simulated-servers.ts`), so a metrics server scrapes simulated nodes as it scrapes real ones.
  */
 import { isNotFound, type Pod, PodKind } from '@platform/api';
-import { type Clientset, InformerFactory, isDeletedFinalStateUnknown } from '@platform/client';
+import { type Clientset, type Indexer, InformerFactory, isDeletedFinalStateUnknown } from '@platform/client';
 import { type Logger } from '@platform/common';
 
 import { type AgentValues } from '../../cmd/options';
@@ -21,6 +22,7 @@ import {
   NodeStatusWriter,
   registerNode,
 } from '../../node/node-status';
+import { SimulatedServers } from './simulated-servers';
 
 /** Settings of the simulated nodes. */
 export interface SimulatedNodesOptions {
@@ -40,6 +42,9 @@ interface SimNode {
   busy: boolean;
 }
 
+/** The index of the shared pod watch by `spec.nodeName`. */
+const NODE_INDEX = 'spec.nodeName';
+
 function nowRfc3339(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 }
@@ -49,6 +54,9 @@ export class SimulatedNodes {
   readonly nodes = new Map<string, SimNode>();
   private readonly pending = new Map<string, Pod>();
   private wake?: () => void;
+  private podIndex?: Indexer<Pod>;
+  /** The servers of the nodes' addresses, while they run. */
+  servers?: SimulatedServers;
   /** Pod status writes and deletes sent. */
   podWrites = 0;
 
@@ -70,6 +78,11 @@ export class SimulatedNodes {
       node.lease = new LeaseRenewer(o.clientset, name, v.nodeLeaseDurationSeconds, () => node.uid);
       this.nodes.set(name, node);
     }
+  }
+
+  /** The pods bound to a simulated node, from the shared pod watch (none before its first list). */
+  podsOf(nodeName: string): Pod[] {
+    return this.podIndex?.byIndex(NODE_INDEX, nodeName) ?? [];
   }
 
   /** Lease and status writes sent so far. */
@@ -132,6 +145,18 @@ export class SimulatedNodes {
       }),
     );
     log.info('Simulated nodes registered', { count: list.length });
+    if (v.enableServer && v.port > 0 && !signal.aborted) {
+      this.servers = new SimulatedServers({
+        values: v,
+        clientset: cs,
+        log,
+        nodes: new Map(list.map((n) => [n.ip, n.name])),
+        podsOf: (name) => this.podsOf(name),
+      });
+      const served = await this.servers.start();
+      log.info('Simulated nodes serving', { count: served, port: v.port });
+      signal.addEventListener('abort', () => void this.servers?.stop(), { once: true });
+    }
     const leasePeriod = (v.nodeLeaseDurationSeconds * 1000) / 4;
     const heartbeat = async (): Promise<void> => {
       // One loop for all nodes: node i renews at offset i/N of the period.
@@ -168,6 +193,8 @@ export class SimulatedNodes {
       logger: this.o.log.child('informers'),
     });
     const pods = factory.informerFor(PodKind);
+    pods.addIndexers({ [NODE_INDEX]: (p) => [p.spec?.nodeName ?? ''] });
+    this.podIndex = pods.indexer as Indexer<Pod>;
     const consider = (p: Pod): void => {
       if (!this.nodes.has(p.spec?.nodeName ?? '')) return;
       if (p.metadata?.deletionTimestamp !== undefined || !this.isReady(p)) {
