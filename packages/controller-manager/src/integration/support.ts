@@ -1,6 +1,6 @@
 /**
  * Helpers of the controller manager's process tests: the API server binary (SQLite in a temporary directory, an
- * admin token, a client configuration file) and the controller manager binary as processes.
+ * admin token, a client configuration file), the controller manager binary and the scheduler binary as processes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { waitFor } from '../testing/harness';
 const ROOT = join(__dirname, '..', '..', '..');
 const APISERVER = join(ROOT, 'apiserver', 'bin', 'platform-apiserver');
 const CONTROLLER_MANAGER = join(ROOT, 'controller-manager', 'bin', 'platform-controller-manager');
+const SCHEDULER = join(ROOT, 'scheduler', 'bin', 'platform-scheduler');
 
 /** A daemon started as a process. */
 export interface DaemonProcess {
@@ -147,6 +148,17 @@ export async function startApiServer(
 /** Starts the controller manager binary against `api` (secure serving off unless `args` turn it on). */
 export function startControllerManager(api: ApiServer, args: string[] = []): DaemonProcess {
   return launch(CONTROLLER_MANAGER, [`--clientconfig=${api.clientConfigPath}`, '--secure-port=0', ...args]);
+}
+
+/** Starts the scheduler binary against `api` (without leader election or serving; tests of controllers it works with). */
+export function startScheduler(api: ApiServer, args: string[] = []): DaemonProcess {
+  return launch(SCHEDULER, [
+    `--clientconfig=${api.clientConfigPath}`,
+    '--secure-port=0',
+    '--port=0',
+    '--leader-elect=false',
+    ...args,
+  ]);
 }
 
 /** Runs the controller manager binary to its exit (for bad command lines). */
