@@ -507,13 +507,15 @@ describe('--runtime-config', () => {
     expect(of('extensions')).toEqual([['v1beta1'], 'v1beta1']);
     expect(of('node.platform')).toEqual([['v1', 'v1beta1'], 'v1']);
     expect(of('storage.platform')).toEqual([['v1', 'v1beta1'], 'v1']);
-    expect(of('autoscaling')).toEqual([['v1', 'v2beta2'], 'v1']);
+    expect(of('autoscaling')).toEqual([['v1', 'v2beta1', 'v2beta2'], 'v1']);
     for (const g of [
       'rbac.authorization.platform',
       'scheduling.platform',
       'coordination.platform',
       'events.platform',
       'authentication.platform',
+      'authorization.platform',
+      'admissionregistration.platform',
     ]) {
       expect([g, of(g)]).toEqual([g, [['v1', 'v1beta1'], 'v1']]);
     }

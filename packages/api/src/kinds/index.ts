@@ -26,6 +26,10 @@ import {
   ValidatingWebhookConfigurationKind,
 } from './admissionregistration/v1/webhook';
 import {
+  MutatingWebhookConfigurationV1beta1Kind,
+  ValidatingWebhookConfigurationV1beta1Kind,
+} from './admissionregistration/v1beta1/webhook';
+import {
   ClusterRoleBindingV1beta1Kind,
   ClusterRoleV1beta1Kind,
   EventsV1beta1EventKind,
@@ -50,7 +54,14 @@ import {
   SelfSubjectRulesReviewKind,
   SubjectAccessReviewKind,
 } from './authorization/v1/reviews';
+import {
+  LocalSubjectAccessReviewV1beta1Kind,
+  SelfSubjectAccessReviewV1beta1Kind,
+  SelfSubjectRulesReviewV1beta1Kind,
+  SubjectAccessReviewV1beta1Kind,
+} from './authorization/v1beta1/reviews';
 import { HorizontalPodAutoscalerKind, ScaleKind } from './autoscaling/v1/scale';
+import { HorizontalPodAutoscalerV2beta1Kind } from './autoscaling/v2beta1/hpa';
 import { HorizontalPodAutoscalerV2beta2Kind } from './autoscaling/v2beta2/hpa';
 import { CronJobKind, CronJobV1beta1Kind } from './batch/cron-job';
 import {
@@ -138,8 +149,10 @@ export * from './discovery/endpoint-slice';
 export * from './scheduling/v1/priority-class';
 export * from './policy/pod-disruption-budget';
 export * from './authorization/v1/reviews';
+export * from './authorization/v1beta1/reviews';
 export * from './authentication/v1/token';
 export * from './admissionregistration/v1/webhook';
+export * from './admissionregistration/v1beta1/webhook';
 export * from './networking/ingress';
 export * from './networking/network-policy';
 export { ingressToV1, ingressToV1beta1 } from './networking/convert';
@@ -149,6 +162,8 @@ export { kindInVersion } from './versions';
 export * from './beta-versions';
 export * from './autoscaling/v2beta2/hpa';
 export * from './autoscaling/v2beta2/convert';
+export * from './autoscaling/v2beta1/hpa';
+export * from './autoscaling/v2beta1/convert';
 export * from './flowcontrol/v1beta1/flowcontrol';
 export * from './apiregistration/apiservice';
 export * from './metrics/v1beta1/metrics';
@@ -203,14 +218,19 @@ export const BUILTIN_KINDS = [
   TokenReviewKind,
   TokenRequestKind,
   TokenReviewV1beta1Kind,
-  // authorization.platform/v1
+  // authorization.platform/v1, authorization.platform/v1beta1
   LocalSubjectAccessReviewKind,
   SelfSubjectAccessReviewKind,
   SelfSubjectRulesReviewKind,
   SubjectAccessReviewKind,
-  // autoscaling/v1
+  LocalSubjectAccessReviewV1beta1Kind,
+  SelfSubjectAccessReviewV1beta1Kind,
+  SelfSubjectRulesReviewV1beta1Kind,
+  SubjectAccessReviewV1beta1Kind,
+  // autoscaling/v1, autoscaling/v2beta1, autoscaling/v2beta2
   HorizontalPodAutoscalerKind,
   ScaleKind,
+  HorizontalPodAutoscalerV2beta1Kind,
   HorizontalPodAutoscalerV2beta2Kind,
   // batch/v1, batch/v1beta1
   CronJobKind,
@@ -248,9 +268,11 @@ export const BUILTIN_KINDS = [
   CSIStorageCapacityKind,
   StorageClassV1beta1Kind,
   VolumeAttachmentV1beta1Kind,
-  // admissionregistration.platform/v1
+  // admissionregistration.platform/v1, admissionregistration.platform/v1beta1
   MutatingWebhookConfigurationKind,
   ValidatingWebhookConfigurationKind,
+  MutatingWebhookConfigurationV1beta1Kind,
+  ValidatingWebhookConfigurationV1beta1Kind,
   // apiextensions.platform/v1, apiextensions.platform/v1beta1
   CustomResourceDefinitionKind,
   CustomResourceDefinitionV1beta1Kind,

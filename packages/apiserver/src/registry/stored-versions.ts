@@ -3,14 +3,18 @@
  * `pkg/kubeapiserver/default_storage_factory_builder.go`): every Ingress, whichever of networking.platform/v1,
  * networking.platform/v1beta1 or extensions/v1beta1 wrote it, is stored as networking.platform/v1 and converted on
  * the way out, so each version reads every Ingress. Likewise every HorizontalPodAutoscaler is stored as
- * autoscaling/v1, an autoscaling/v2beta2 one keeping what v1 cannot hold in v1's annotations, as 1.21 does.
+ * autoscaling/v1, an autoscaling/v2beta1 or v2beta2 one keeping what v1 cannot hold in v1's annotations, as 1.21
+ * does.
  */
 import {
   type ApiObject,
   type HorizontalPodAutoscaler,
+  type HorizontalPodAutoscalerV2beta1,
   type HorizontalPodAutoscalerV2beta2,
   hpaToV1,
   hpaToV2beta2,
+  hpaV1ToV2beta1,
+  hpaV2beta1ToV1,
   type Ingress,
   ingressToV1,
   ingressToV1beta1,
@@ -36,6 +40,13 @@ export function storedVersionConversion(kind: Kind): StorageConversion | undefin
       toStored: (o) => hpaToV1(o as HorizontalPodAutoscalerV2beta2) as ApiObject,
       fromStored: (o) =>
         o.apiVersion === 'autoscaling/v1' ? (hpaToV2beta2(o as HorizontalPodAutoscaler) as ApiObject) : o,
+    };
+  }
+  if (kind.plural === 'horizontalpodautoscalers' && kind.apiVersion === 'autoscaling/v2beta1') {
+    return {
+      toStored: (o) => hpaV2beta1ToV1(o as HorizontalPodAutoscalerV2beta1) as ApiObject,
+      fromStored: (o) =>
+        o.apiVersion === 'autoscaling/v1' ? (hpaV1ToV2beta1(o as HorizontalPodAutoscaler) as ApiObject) : o,
     };
   }
   return undefined;

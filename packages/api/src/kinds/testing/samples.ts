@@ -4,6 +4,7 @@
  * Protobuf reads back as unset, as Go's `omitempty` JSON does.
  */
 import { BETA_COPIES } from '../beta-versions';
+import { BETA_SAMPLES, SAME_AS_GA } from './beta-samples';
 import { CERTIFICATES_SAMPLES } from './certificates-samples';
 import { FLOWCONTROL_SAMPLES } from './flowcontrol-samples';
 import { NETWORKING_STORAGE_SAMPLES } from './networking-storage-samples';
@@ -1020,7 +1021,8 @@ export const SAMPLES: Record<string, Record<string, unknown>> = {
   ...FLOWCONTROL_SAMPLES,
   ...CERTIFICATES_SAMPLES,
   ...NETWORKING_STORAGE_SAMPLES,
+  ...BETA_SAMPLES,
 };
 
 // A beta version with the GA fields shares the GA kind's sample.
-for (const [ga, beta] of BETA_COPIES) SAMPLES[beta] = SAMPLES[ga]!;
+for (const [ga, beta] of [...BETA_COPIES, ...SAME_AS_GA]) SAMPLES[beta] = SAMPLES[ga]!;

@@ -51,15 +51,24 @@ export const RuleWithOperationsSchema = object(`${P}RuleWithOperations`, {
 /** A RuleWithOperations object in its JSON form. */
 export type RuleWithOperations = Static<typeof RuleWithOperationsSchema>;
 
-const FAILURE_POLICY = ['Ignore', 'Fail'] as const;
-const MATCH_POLICY = ['Exact', 'Equivalent'] as const;
-const SIDE_EFFECTS = ['Unknown', 'None', 'Some', 'NoneOnDryRun'] as const;
+/** The values of `failurePolicy`. */
+export const FAILURE_POLICY = ['Ignore', 'Fail'] as const;
+/** The values of `matchPolicy`. */
+export const MATCH_POLICY = ['Exact', 'Equivalent'] as const;
+/** The values of `sideEffects` (v1 accepts only None and NoneOnDryRun). */
+export const SIDE_EFFECTS = ['Unknown', 'None', 'Some', 'NoneOnDryRun'] as const;
 
-function webhookProps(objectSelectorProto: number) {
+/** The named types a webhook refers to: v1's, or their copies in another version. */
+export interface WebhookTypes {
+  clientConfig: typeof WebhookClientConfigSchema;
+  rule: typeof RuleWithOperationsSchema;
+}
+
+function buildWebhookProps(objectSelectorProto: number, types: WebhookTypes) {
   return {
     name: req(1, t.string(), 'The fully qualified name of the webhook (at least three DNS labels).'),
-    clientConfig: req(2, ref(WebhookClientConfigSchema), 'How to reach the webhook.'),
-    rules: opt(3, t.array(ref(RuleWithOperationsSchema)), 'The operations and resources the webhook cares about.'),
+    clientConfig: req(2, ref(types.clientConfig), 'How to reach the webhook.'),
+    rules: opt(3, t.array(ref(types.rule)), 'The operations and resources the webhook cares about.'),
     failurePolicy: opt(
       4,
       ptr(t.enumOf(FAILURE_POLICY)),
@@ -88,6 +97,21 @@ function webhookProps(objectSelectorProto: number) {
       'AdmissionReview versions the webhook accepts, preferred first.',
     ),
   };
+}
+
+/** The fields of a webhook, as {@link webhookProps} builds them. */
+export type WebhookProps = ReturnType<typeof buildWebhookProps>;
+
+/**
+ * The fields of a webhook in v1 (v1beta1 builds on them, see `../v1beta1/webhook.ts`); `objectSelectorProto` is
+ * the Protobuf number of `objectSelector`, which differs between the mutating and the validating webhook, and
+ * `types` the named types the fields refer to (v1's by default).
+ */
+export function webhookProps(
+  objectSelectorProto: number,
+  types: WebhookTypes = { clientConfig: WebhookClientConfigSchema, rule: RuleWithOperationsSchema },
+): WebhookProps {
+  return buildWebhookProps(objectSelectorProto, types);
 }
 
 /** MutatingWebhook: one webhook of a MutatingWebhookConfiguration. */
@@ -141,20 +165,52 @@ export const ValidatingWebhookConfigurationSchema = object(
 /** A ValidatingWebhookConfiguration object in its JSON form. */
 export type ValidatingWebhookConfiguration = Static<typeof ValidatingWebhookConfigurationSchema>;
 
-type AnyWebhook = MutatingWebhook | ValidatingWebhook;
+/** The defaults that differ between the versions of a webhook. */
+export interface WebhookDefaults {
+  failurePolicy: (typeof FAILURE_POLICY)[number];
+  matchPolicy: (typeof MATCH_POLICY)[number];
+  timeoutSeconds: number;
+  /** Unset: required (v1). */
+  sideEffects?: (typeof SIDE_EFFECTS)[number];
+  /** Unset: required (v1). */
+  admissionReviewVersions?: string[];
+}
 
-/** Kubernetes 1.21's v1 defaults of a webhook (SetDefaults_ValidatingWebhook / _MutatingWebhook / _Rule / _ServiceReference). */
-function defaultWebhook(w: AnyWebhook): void {
-  w.failurePolicy ??= 'Fail';
-  w.matchPolicy ??= 'Equivalent';
+/** The fields every version's defaults fill in. */
+interface DefaultedWebhook {
+  failurePolicy?: string | null;
+  matchPolicy?: string | null;
+  namespaceSelector?: object;
+  objectSelector?: object;
+  timeoutSeconds?: number | null;
+  sideEffects?: string | null;
+  admissionReviewVersions?: string[];
+  rules?: { scope?: string | null }[];
+  clientConfig?: { service?: { port?: number | null } };
+}
+
+/**
+ * Kubernetes 1.21's defaults of a webhook in a version (SetDefaults_ValidatingWebhook / _MutatingWebhook / _Rule /
+ * _ServiceReference of `admissionregistration/<version>/defaults.go`). Mutates `w`.
+ */
+export function defaultWebhook(w: DefaultedWebhook, d: WebhookDefaults): void {
+  w.failurePolicy ??= d.failurePolicy;
+  w.matchPolicy ??= d.matchPolicy;
   w.namespaceSelector ??= {};
   w.objectSelector ??= {};
-  w.timeoutSeconds ??= 10;
+  if (d.sideEffects) w.sideEffects ??= d.sideEffects;
+  w.timeoutSeconds ??= d.timeoutSeconds;
+  if (d.admissionReviewVersions && !w.admissionReviewVersions?.length)
+    w.admissionReviewVersions = [...d.admissionReviewVersions];
   for (const r of w.rules ?? []) r.scope ??= '*';
   if (w.clientConfig?.service) w.clientConfig.service.port ??= 443;
 }
 
-const WEBHOOKS_COLUMN: TableColumn<{ webhooks?: unknown[] }> = {
+/** v1's defaults. */
+const V1_DEFAULTS: WebhookDefaults = { failurePolicy: 'Fail', matchPolicy: 'Equivalent', timeoutSeconds: 10 };
+
+/** The Webhooks column of both configurations, in every version. */
+export const WEBHOOKS_COLUMN: TableColumn<{ webhooks?: unknown[] }> = {
   name: 'Webhooks',
   type: 'integer',
   description: 'The number of webhooks.',
@@ -172,7 +228,7 @@ export const MutatingWebhookConfigurationKind = defineKind({
   schema: MutatingWebhookConfigurationSchema,
   defaults(c) {
     for (const w of c.webhooks ?? []) {
-      defaultWebhook(w);
+      defaultWebhook(w, V1_DEFAULTS);
       w.reinvocationPolicy ??= 'Never';
     }
   },
@@ -189,7 +245,7 @@ export const ValidatingWebhookConfigurationKind = defineKind({
   scope: 'Cluster',
   schema: ValidatingWebhookConfigurationSchema,
   defaults(c) {
-    for (const w of c.webhooks ?? []) defaultWebhook(w);
+    for (const w of c.webhooks ?? []) defaultWebhook(w, V1_DEFAULTS);
   },
   columns: [WEBHOOKS_COLUMN, AGE_COLUMN],
 });

@@ -27,31 +27,32 @@ describe('autoscaling/v2beta2 ↔ v1', () => {
       },
       { type: 'External', external: { metricName: 'queue', targetValue: '30' } },
     ]);
+    // Every current metric, the CPU one too, so its raw value survives (1.21).
     expect(JSON.parse(a[HPA_ANNOTATIONS.currentMetrics]!)).toEqual([
+      { type: 'Resource', resource: { name: 'cpu', currentAverageUtilization: 85, currentAverageValue: '425m' } },
       { type: 'Pods', pods: { metricName: 'qps', currentAverageValue: '120' } },
     ]);
     expect(JSON.parse(a[HPA_ANNOTATIONS.conditions]!)[0].type).toBe('AbleToScale');
     expect(a['example.com/note']).toBe('sample');
   });
 
-  it('reads a v1 autoscaler back (the CPU metric last, the annotations gone)', () => {
+  it('reads a v1 autoscaler back (the CPU target last, the annotations gone)', () => {
     const back = hpaToV2beta2(hpaToV1(sample()));
     const want = sample();
     const [cpu, ...others] = want.spec!.metrics!;
     want.spec!.metrics = [...others, cpu!];
-    const [cpuStatus, ...otherStatus] = want.status!.currentMetrics!;
-    // v1 keeps only the CPU utilization of the CPU status, as 1.21 does.
-    want.status!.currentMetrics = [
-      ...otherStatus,
-      {
-        type: 'Resource',
-        resource: { name: 'cpu', current: { averageUtilization: cpuStatus!.resource!.current.averageUtilization } },
-      },
-    ];
     expect(back).toEqual(want);
   });
 
-  it('reads a plain v1 autoscaler and ignores an annotation that is not JSON', () => {
+  it("reads the CPU status from v1's field only without the current-metrics annotation", () => {
+    const v1 = hpaToV1(sample());
+    delete v1.metadata!.annotations![HPA_ANNOTATIONS.currentMetrics];
+    expect(hpaToV2beta2(v1).status?.currentMetrics).toEqual([
+      { type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 85 } } },
+    ]);
+  });
+
+  it("reads a plain v1 autoscaler with v1's implicit CPU target and ignores an annotation that is not JSON", () => {
     const v1: HorizontalPodAutoscaler = {
       metadata: { name: 'h', annotations: { [HPA_ANNOTATIONS.metrics]: '{not json' } },
       spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 3 },
@@ -60,7 +61,13 @@ describe('autoscaling/v2beta2 ↔ v1', () => {
       apiVersion: 'autoscaling/v2beta2',
       kind: 'HorizontalPodAutoscaler',
       metadata: { name: 'h' },
-      spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 3 },
+      spec: {
+        scaleTargetRef: { kind: 'Deployment', name: 'web' },
+        maxReplicas: 3,
+        metrics: [
+          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
+        ],
+      },
     });
   });
 });

@@ -3,11 +3,13 @@
  * (`pkg/apis/autoscaling/v1/conversion.go`): v1 holds a CPU utilization target and current value in its own fields,
  * and every other metric, the current metrics, the conditions and the behaviour as JSON in annotations
  * (`autoscaling.alpha.kubernetes.io/metrics`, `current-metrics`, `conditions`, `behavior`), the metrics in v1's
- * older metric shape (`targetAverageValue`, `metricName` ...). Both functions return new objects and never fail: an
- * annotation that is not valid JSON is ignored.
+ * older metric shape, which is v2beta1's (`targetAverageValue`, `metricName` ...; see `../metrics.ts`). Every current
+ * metric goes to the annotation, the CPU one included, so its raw value survives. Both functions return new objects
+ * and never fail: an annotation that is not valid JSON is ignored.
  */
+import { clean, metricFromV2beta1, metricStatusFromV2beta1, metricStatusToV2beta1, metricToV2beta1 } from '../metrics';
 import { type HorizontalPodAutoscaler } from '../v1/scale';
-import { type HorizontalPodAutoscalerV2beta2 } from './hpa';
+import { DEFAULT_CPU_UTILIZATION, type HorizontalPodAutoscalerV2beta2 } from './hpa';
 
 /** The annotations v1 keeps the rest of a v2 autoscaler in. */
 export const HPA_ANNOTATIONS = {
@@ -24,170 +26,30 @@ type V2Status = NonNullable<V2['status']>;
 type V2Metric = NonNullable<V2Spec['metrics']>[number];
 type V2MetricStatus = NonNullable<V2Status['currentMetrics']>[number];
 
-/** Drops undefined values (JSON would omit them; tests compare objects). */
-function clean<T extends Json>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
-
-function targetOf(type: string, value?: unknown, averageValue?: unknown, averageUtilization?: unknown): Json {
-  return clean({ type, value, averageValue, averageUtilization });
-}
-
-function metricToV1(m: V2Metric): Json {
-  const out: Json = { type: m.type };
-  if (m.resource)
-    out.resource = clean({
-      name: m.resource.name,
-      targetAverageUtilization: m.resource.target.averageUtilization,
-      targetAverageValue: m.resource.target.averageValue,
-    });
-  if (m.containerResource)
-    out.containerResource = clean({
-      name: m.containerResource.name,
-      container: m.containerResource.container,
-      targetAverageUtilization: m.containerResource.target.averageUtilization,
-      targetAverageValue: m.containerResource.target.averageValue,
-    });
-  if (m.pods)
-    out.pods = clean({
-      metricName: m.pods.metric.name,
-      selector: m.pods.metric.selector,
-      targetAverageValue: m.pods.target.averageValue,
-    });
-  if (m.object)
-    out.object = clean({
-      target: m.object.describedObject,
-      metricName: m.object.metric.name,
-      selector: m.object.metric.selector,
-      targetValue: m.object.target.value,
-      averageValue: m.object.target.averageValue,
-    });
-  if (m.external)
-    out.external = clean({
-      metricName: m.external.metric.name,
-      metricSelector: m.external.metric.selector,
-      targetValue: m.external.target.value,
-      targetAverageValue: m.external.target.averageValue,
-    });
-  return out;
-}
-
-function metricFromV1(m: Json): V2Metric {
-  const r = m.resource as Json | undefined;
-  const cr = m.containerResource as Json | undefined;
-  const p = m.pods as Json | undefined;
-  const o = m.object as Json | undefined;
-  const e = m.external as Json | undefined;
-  const id = (name: unknown, selector: unknown): Json => clean({ name: name ?? '', selector });
-  const resourceTarget = (x: Json): Json =>
-    x.targetAverageUtilization !== undefined
-      ? targetOf('Utilization', undefined, undefined, x.targetAverageUtilization)
-      : targetOf('AverageValue', undefined, x.targetAverageValue);
-  const out: Json = { type: m.type };
-  if (r) out.resource = { name: r.name, target: resourceTarget(r) };
-  if (cr) out.containerResource = { name: cr.name, container: cr.container, target: resourceTarget(cr) };
-  if (p)
-    out.pods = {
-      metric: id(p.metricName, p.selector),
-      target: targetOf('AverageValue', undefined, p.targetAverageValue),
-    };
-  if (o)
-    out.object = {
-      describedObject: o.target,
-      metric: id(o.metricName, o.selector),
-      target:
-        o.averageValue !== undefined
-          ? targetOf('AverageValue', undefined, o.averageValue)
-          : targetOf('Value', o.targetValue),
-    };
-  if (e)
-    out.external = {
-      metric: id(e.metricName, e.metricSelector),
-      target:
-        e.targetAverageValue !== undefined
-          ? targetOf('AverageValue', undefined, e.targetAverageValue)
-          : targetOf('Value', e.targetValue),
-    };
-  return out as unknown as V2Metric;
-}
-
-function statusToV1(m: V2MetricStatus): Json {
-  const out: Json = { type: m.type };
-  if (m.resource)
-    out.resource = clean({
-      name: m.resource.name,
-      currentAverageUtilization: m.resource.current.averageUtilization,
-      currentAverageValue: m.resource.current.averageValue,
-    });
-  if (m.containerResource)
-    out.containerResource = clean({
-      name: m.containerResource.name,
-      container: m.containerResource.container,
-      currentAverageUtilization: m.containerResource.current.averageUtilization,
-      currentAverageValue: m.containerResource.current.averageValue,
-    });
-  if (m.pods)
-    out.pods = clean({
-      metricName: m.pods.metric.name,
-      selector: m.pods.metric.selector,
-      currentAverageValue: m.pods.current.averageValue,
-    });
-  if (m.object)
-    out.object = clean({
-      target: m.object.describedObject,
-      metricName: m.object.metric.name,
-      selector: m.object.metric.selector,
-      currentValue: m.object.current.value,
-      averageValue: m.object.current.averageValue,
-    });
-  if (m.external)
-    out.external = clean({
-      metricName: m.external.metric.name,
-      metricSelector: m.external.metric.selector,
-      currentValue: m.external.current.value,
-      currentAverageValue: m.external.current.averageValue,
-    });
-  return out;
-}
-
-function statusFromV1(m: Json): V2MetricStatus {
-  const r = m.resource as Json | undefined;
-  const cr = m.containerResource as Json | undefined;
-  const p = m.pods as Json | undefined;
-  const o = m.object as Json | undefined;
-  const e = m.external as Json | undefined;
-  const id = (name: unknown, selector: unknown): Json => clean({ name: name ?? '', selector });
-  const cur = (x: Json): Json =>
-    clean({ averageUtilization: x.currentAverageUtilization, averageValue: x.currentAverageValue });
-  const out: Json = { type: m.type };
-  if (r) out.resource = { name: r.name, current: cur(r) };
-  if (cr) out.containerResource = { name: cr.name, container: cr.container, current: cur(cr) };
-  if (p) out.pods = { metric: id(p.metricName, p.selector), current: clean({ averageValue: p.currentAverageValue }) };
-  if (o)
-    out.object = {
-      describedObject: o.target,
-      metric: id(o.metricName, o.selector),
-      current: clean({ value: o.currentValue, averageValue: o.averageValue }),
-    };
-  if (e)
-    out.external = {
-      metric: id(e.metricName, e.metricSelector),
-      current: clean({ value: e.currentValue, averageValue: e.currentAverageValue }),
-    };
-  return out as unknown as V2MetricStatus;
-}
-
 function isCpuUtilization(m: V2Metric): boolean {
   return m.type === 'Resource' && m.resource?.name === 'cpu' && m.resource.target.averageUtilization !== undefined;
 }
 
-function parse(s: string | undefined): unknown[] | Json | undefined {
+/** The JSON of an annotation; undefined when it is absent or not JSON. */
+export function parseAnnotation(s: string | undefined): unknown[] | Json | undefined {
   if (s === undefined) return undefined;
   try {
     return JSON.parse(s) as unknown[] | Json;
   } catch {
     return undefined;
   }
+}
+
+/** Sets `metadata.annotations` of a converted object to `annotations`, or removes it when they are none. */
+export function withAnnotations<T extends { metadata?: { annotations?: Record<string, string> } }>(
+  out: T,
+  annotations: Record<string, string>,
+): T {
+  if (out.metadata) {
+    if (Object.keys(annotations).length > 0) out.metadata.annotations = annotations;
+    else delete out.metadata.annotations;
+  }
+  return out;
 }
 
 /** An autoscaling/v2beta2 autoscaler as autoscaling/v1, the rest of its metrics kept in annotations. */
@@ -199,7 +61,7 @@ export function hpaToV1(obj: V2): HorizontalPodAutoscaler {
   if (spec) {
     const cpu = spec.metrics?.find(isCpuUtilization);
     const others = (spec.metrics ?? []).filter((m) => m !== cpu);
-    if (others.length > 0) annotations[HPA_ANNOTATIONS.metrics] = JSON.stringify(others.map(metricToV1));
+    if (others.length > 0) annotations[HPA_ANNOTATIONS.metrics] = JSON.stringify(others.map(metricToV2beta1));
     if (spec.behavior) annotations[HPA_ANNOTATIONS.behavior] = JSON.stringify(spec.behavior);
     out.spec = clean({
       scaleTargetRef: spec.scaleTargetRef,
@@ -212,8 +74,9 @@ export function hpaToV1(obj: V2): HorizontalPodAutoscaler {
     const cpu = status.currentMetrics?.find(
       (m) => m.type === 'Resource' && m.resource?.name === 'cpu' && m.resource.current.averageUtilization !== undefined,
     );
-    const others = (status.currentMetrics ?? []).filter((m) => m !== cpu);
-    if (others.length > 0) annotations[HPA_ANNOTATIONS.currentMetrics] = JSON.stringify(others.map(statusToV1));
+    // Every current metric, the CPU one too: v1's field keeps only its utilization, not its raw value (1.21).
+    if (status.currentMetrics?.length)
+      annotations[HPA_ANNOTATIONS.currentMetrics] = JSON.stringify(status.currentMetrics.map(metricStatusToV2beta1));
     if (status.conditions?.length) annotations[HPA_ANNOTATIONS.conditions] = JSON.stringify(status.conditions);
     out.status = clean({
       observedGeneration: status.observedGeneration,
@@ -223,10 +86,7 @@ export function hpaToV1(obj: V2): HorizontalPodAutoscaler {
       currentCPUUtilizationPercentage: cpu?.resource?.current.averageUtilization,
     });
   }
-  if (out.metadata) {
-    if (Object.keys(annotations).length > 0) out.metadata.annotations = annotations;
-    else delete out.metadata.annotations;
-  }
+  withAnnotations(out, annotations);
   return out;
 }
 
@@ -235,7 +95,7 @@ export function hpaToV2beta2(obj: HorizontalPodAutoscaler): V2 {
   const { spec, status, ...rest } = structuredClone(obj);
   const annotations: Record<string, string> = { ...(rest.metadata?.annotations ?? {}) };
   const read = (key: string): unknown => {
-    const v = parse(annotations[key]);
+    const v = parseAnnotation(annotations[key]);
     delete annotations[key];
     return v;
   };
@@ -244,19 +104,15 @@ export function hpaToV2beta2(obj: HorizontalPodAutoscaler): V2 {
   const conditions = read(HPA_ANNOTATIONS.conditions);
   const behavior = read(HPA_ANNOTATIONS.behavior);
   const out: V2 = { ...rest, apiVersion: 'autoscaling/v2beta2', kind: 'HorizontalPodAutoscaler' };
-  if (out.metadata) {
-    if (Object.keys(annotations).length > 0) out.metadata.annotations = annotations;
-    else delete out.metadata.annotations;
-  }
+  withAnnotations(out, annotations);
   if (spec) {
-    const list: V2Metric[] = Array.isArray(metrics) ? (metrics as Json[]).map(metricFromV1) : [];
-    if (spec.targetCPUUtilizationPercentage !== undefined && spec.targetCPUUtilizationPercentage !== null) {
+    const list = Array.isArray(metrics) ? (metrics as Json[]).map((m) => metricFromV2beta1(m) as V2Metric) : [];
+    // v1's CPU target last; without any metric, v1's implicit default (80%), which 1.21 writes out when it reads v1.
+    const cpu = spec.targetCPUUtilizationPercentage ?? (list.length === 0 ? DEFAULT_CPU_UTILIZATION : undefined);
+    if (cpu !== undefined) {
       list.push({
         type: 'Resource',
-        resource: {
-          name: 'cpu',
-          target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage },
-        },
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: cpu } },
       });
     }
     out.spec = {
@@ -268,8 +124,11 @@ export function hpaToV2beta2(obj: HorizontalPodAutoscaler): V2 {
     };
   }
   if (status) {
-    const list: V2MetricStatus[] = Array.isArray(current) ? (current as Json[]).map(statusFromV1) : [];
-    if (status.currentCPUUtilizationPercentage !== undefined && status.currentCPUUtilizationPercentage !== null) {
+    // The annotation holds every current metric when present; v1's CPU field is read only without it (1.21).
+    const list = Array.isArray(current)
+      ? (current as Json[]).map((m) => metricStatusFromV2beta1(m) as V2MetricStatus)
+      : [];
+    if (!Array.isArray(current) && status.currentCPUUtilizationPercentage != null) {
       list.push({
         type: 'Resource',
         resource: { name: 'cpu', current: { averageUtilization: status.currentCPUUtilizationPercentage } },

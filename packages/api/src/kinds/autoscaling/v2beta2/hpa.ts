@@ -3,16 +3,17 @@
  * object, external) with scaling behaviour. Stored as autoscaling/v1, the metrics that v1 cannot hold kept in its
  * annotations as Kubernetes 1.21 does (see `convert.ts`).
  */
-import { type Static } from '@sinclair/typebox';
+import { type Static, type TObject } from '@sinclair/typebox';
 
-import { LabelSelectorSchema } from '../../../meta/v1/types';
+import { LabelSelectorSchema, type ObjectMeta } from '../../../meta/v1/types';
 import { object, opt, ptr, ref, req, t } from '../../../schema/schema';
-import { defineKind, OBJECT_HEAD, schemaPrefix } from '../../../scheme/kind';
-import { AGE_COLUMN } from '../../../table/table';
+import { defineKind, type KindSpec, OBJECT_HEAD, schemaPrefix } from '../../../scheme/kind';
+import { AGE_COLUMN, type TableColumn } from '../../../table/table';
 
 const P = schemaPrefix('autoscaling', 'v2beta2');
 
-const CrossVersionObjectReference = object(`${P}CrossVersionObjectReference`, {
+/** CrossVersionObjectReference, as in Kubernetes 1.21 (v2beta1 has the same). */
+export const CrossVersionObjectReferenceV2beta2Schema = object(`${P}CrossVersionObjectReference`, {
   kind: req(1, t.string(), 'Kind of the referent.'),
   name: req(2, t.string(), 'Name of the referent.'),
   apiVersion: opt(3, t.string(), 'API version of the referent.'),
@@ -46,7 +47,7 @@ const PodsMetricSource = object(`${P}PodsMetricSource`, {
   target: req(2, ref(MetricTarget), 'Target value.'),
 });
 const ObjectMetricSource = object(`${P}ObjectMetricSource`, {
-  describedObject: req(1, ref(CrossVersionObjectReference), 'The object the metric describes.'),
+  describedObject: req(1, ref(CrossVersionObjectReferenceV2beta2Schema), 'The object the metric describes.'),
   target: req(2, ref(MetricTarget), 'Target value.'),
   metric: req(3, ref(MetricIdentifier), 'The metric.'),
 });
@@ -78,7 +79,7 @@ const PodsMetricStatus = object(`${P}PodsMetricStatus`, {
 const ObjectMetricStatus = object(`${P}ObjectMetricStatus`, {
   metric: req(1, ref(MetricIdentifier), 'The metric.'),
   current: req(2, ref(MetricValueStatus), 'Current value.'),
-  describedObject: req(3, ref(CrossVersionObjectReference), 'The object the metric describes.'),
+  describedObject: req(3, ref(CrossVersionObjectReferenceV2beta2Schema), 'The object the metric describes.'),
 });
 const ExternalMetricStatus = object(`${P}ExternalMetricStatus`, {
   metric: req(1, ref(MetricIdentifier), 'The metric.'),
@@ -106,7 +107,8 @@ const Behavior = object(`${P}HorizontalPodAutoscalerBehavior`, {
   scaleUp: opt(1, ref(HPAScalingRules), 'Scaling up.'),
   scaleDown: opt(2, ref(HPAScalingRules), 'Scaling down.'),
 });
-const Condition = object(`${P}HorizontalPodAutoscalerCondition`, {
+/** HorizontalPodAutoscalerCondition, as in Kubernetes 1.21 (v2beta1 has the same). */
+export const HPAConditionV2beta2Schema = object(`${P}HorizontalPodAutoscalerCondition`, {
   type: req(1, t.string(), 'AbleToScale, ScalingActive or ScalingLimited.'),
   status: req(2, t.string(), 'True, False or Unknown.'),
   lastTransitionTime: opt(3, t.time(), 'Last change of the condition.'),
@@ -114,7 +116,7 @@ const Condition = object(`${P}HorizontalPodAutoscalerCondition`, {
   message: opt(5, t.string(), 'Details of the last change.'),
 });
 const Spec = object(`${P}HorizontalPodAutoscalerSpec`, {
-  scaleTargetRef: req(1, ref(CrossVersionObjectReference), 'The resource to scale.'),
+  scaleTargetRef: req(1, ref(CrossVersionObjectReferenceV2beta2Schema), 'The resource to scale.'),
   minReplicas: opt(2, ptr(t.int32()), 'Lower limit of replicas. Defaults to 1.'),
   maxReplicas: req(3, t.int32(), 'Upper limit of replicas.'),
   metrics: opt(4, t.array(ref(MetricSpec)), 'Metrics the replica count is computed from.'),
@@ -126,7 +128,7 @@ const Status = object(`${P}HorizontalPodAutoscalerStatus`, {
   currentReplicas: req(3, t.int32(), 'Current number of replicas.'),
   desiredReplicas: req(4, t.int32(), 'Desired number of replicas.'),
   currentMetrics: opt(5, t.array(ref(MetricStatus)), 'Last read state of the metrics.'),
-  conditions: opt(6, t.array(ref(Condition)), 'Conditions of the autoscaler.'),
+  conditions: opt(6, t.array(ref(HPAConditionV2beta2Schema)), 'Conditions of the autoscaler.'),
 });
 
 /** HorizontalPodAutoscaler in autoscaling/v2beta2, as in Kubernetes 1.21 (its Protobuf field numbers included). */
@@ -205,16 +207,48 @@ export function formatHPAMetrics(specs: Metric[] | undefined, statuses: MetricSt
   return list.join(', ');
 }
 
-/** The HorizontalPodAutoscaler kind in autoscaling/v2beta2 (defaults: 1.21's `SetDefaults_HorizontalPodAutoscaler`). */
-export const HorizontalPodAutoscalerV2beta2Kind = defineKind({
+/** What the columns of an autoscaler read, in every version. */
+interface AutoscalerFields {
+  metadata?: ObjectMeta;
+  spec?: { scaleTargetRef?: { kind?: string; name?: string }; minReplicas?: number | null; maxReplicas?: number };
+  status?: { currentReplicas?: number };
+}
+
+/** The columns of an autoscaler of any version (kubectl's), its Targets cell from `targets`. */
+export function hpaColumns<T extends AutoscalerFields>(targets: (o: T) => string): TableColumn<T>[] {
+  return [
+    {
+      name: 'Reference',
+      type: 'string',
+      description: 'The resource being scaled.',
+      cell: (o) => `${o.spec?.scaleTargetRef?.kind ?? ''}/${o.spec?.scaleTargetRef?.name ?? ''}`,
+    },
+    { name: 'Targets', type: 'string', description: 'Current/target value of each metric.', cell: targets },
+    { name: 'MinPods', type: 'string', description: 'Lower limit of replicas.', cell: (o) => o.spec?.minReplicas ?? 1 },
+    { name: 'MaxPods', type: 'string', description: 'Upper limit of replicas.', cell: (o) => o.spec?.maxReplicas ?? 0 },
+    { name: 'Replicas', type: 'string', description: 'Current replicas.', cell: (o) => o.status?.currentReplicas ?? 0 },
+    AGE_COLUMN,
+  ];
+}
+
+/** What the versions of the autoscaler kind share: group, names, scope and subresources. */
+export const HPA_KIND_FACTS: Pick<
+  KindSpec<TObject>,
+  'group' | 'kind' | 'plural' | 'shortNames' | 'categories' | 'scope' | 'subresources'
+> = {
   group: 'autoscaling',
-  version: 'v2beta2',
   kind: 'HorizontalPodAutoscaler',
   plural: 'horizontalpodautoscalers',
   shortNames: ['hpa'],
   categories: ['all'],
   scope: 'Namespaced',
   subresources: { status: { verbs: ['get', 'patch', 'update'] } },
+};
+
+/** The HorizontalPodAutoscaler kind in autoscaling/v2beta2 (defaults: 1.21's `SetDefaults_HorizontalPodAutoscaler`). */
+export const HorizontalPodAutoscalerV2beta2Kind = defineKind({
+  ...HPA_KIND_FACTS,
+  version: 'v2beta2',
   schema: HorizontalPodAutoscalerV2beta2Schema,
   defaults(hpa) {
     const spec = hpa.spec;
@@ -233,22 +267,7 @@ export const HorizontalPodAutoscalerV2beta2Kind = defineKind({
       spec.behavior.scaleDown = scaleDownDefaults(spec.behavior.scaleDown);
     }
   },
-  columns: [
-    {
-      name: 'Reference',
-      type: 'string',
-      description: 'The resource being scaled.',
-      cell: (o) => `${o.spec?.scaleTargetRef?.kind ?? ''}/${o.spec?.scaleTargetRef?.name ?? ''}`,
-    },
-    {
-      name: 'Targets',
-      type: 'string',
-      description: 'Current/target value of each metric.',
-      cell: (o) => formatHPAMetrics(o.spec?.metrics, o.status?.currentMetrics),
-    },
-    { name: 'MinPods', type: 'string', description: 'Lower limit of replicas.', cell: (o) => o.spec?.minReplicas ?? 1 },
-    { name: 'MaxPods', type: 'string', description: 'Upper limit of replicas.', cell: (o) => o.spec?.maxReplicas ?? 0 },
-    { name: 'Replicas', type: 'string', description: 'Current replicas.', cell: (o) => o.status?.currentReplicas ?? 0 },
-    AGE_COLUMN,
-  ],
+  columns: hpaColumns<HorizontalPodAutoscalerV2beta2>((o) =>
+    formatHPAMetrics(o.spec?.metrics, o.status?.currentMetrics),
+  ),
 });

@@ -1,14 +1,20 @@
 /**
  * The strategies of MutatingWebhookConfiguration and ValidatingWebhookConfiguration (model: Kubernetes 1.21
- * `pkg/apis/admissionregistration/validation`, v1 rules): webhook names are qualified names of at least three DNS
- * labels and unique in their configuration; a webhook is reached by exactly one of an `https` URL and a service;
- * `sideEffects` is None or NoneOnDryRun; `timeoutSeconds` is 1 to 30; `admissionReviewVersions` names v1 or v1beta1;
- * rules name their operations, groups, versions and resources, with `*` only on its own.
+ * `pkg/apis/admissionregistration/validation`): webhook names are qualified names of at least three DNS labels; a
+ * webhook is reached by exactly one of an `https` URL and a service; `timeoutSeconds` is 1 to 30;
+ * `admissionReviewVersions` are DNS labels, one of them v1 or v1beta1; rules name their operations, groups, versions
+ * and resources, with `*` only on its own.
+ *
+ * Three rules depend on the version of the request, as in 1.21: in v1, webhook names are unique in their
+ * configuration and `sideEffects` is None or NoneOnDryRun; v1beta1 allows duplicate names and every side-effect
+ * class. An update keeps what the stored object already broke: a rule is only enforced when the old object met
+ * it (so a v1 client can update an object a v1beta1 client wrote with `sideEffects: Unknown`).
  */
 import {
   type FieldError,
   FieldPath,
   field,
+  isDNS1035Label,
   type Kind,
   type MutatingWebhook,
   type MutatingWebhookConfiguration,
@@ -23,6 +29,20 @@ import { type CreateStrategy, type UpdateStrategy } from '../../rest/rest';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const ACCEPTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];
+const NO_SIDE_EFFECTS = ['None', 'NoneOnDryRun'];
+const SIDE_EFFECT_CLASSES = ['None', 'NoneOnDryRun', 'Some', 'Unknown'];
+
+/** What a validation enforces (1.21's `validationOptions`). */
+export interface WebhookValidationOptions {
+  /** `sideEffects` must be None or NoneOnDryRun (v1), instead of any class. */
+  requireNoSideEffects: boolean;
+  /** One of `admissionReviewVersions` must be a version the server sends. */
+  requireRecognizedAdmissionReviewVersion: boolean;
+  /** Webhook names are unique within the configuration (v1). */
+  requireUniqueWebhookNames: boolean;
+}
+
+type AnyWebhook = MutatingWebhook | ValidatingWebhook;
 
 function validateWebhookName(name: string | undefined, path: FieldPath): FieldError[] {
   if (!name) return [field.required(path)];
@@ -129,13 +149,14 @@ function validateRule(rule: RuleWithOperations, path: FieldPath): FieldError[] {
   ];
 }
 
-function validateWebhook(w: MutatingWebhook | ValidatingWebhook, path: FieldPath): FieldError[] {
+function validateWebhook(w: AnyWebhook, path: FieldPath, o: WebhookValidationOptions): FieldError[] {
   const errs: FieldError[] = [...validateWebhookName(w.name, path.child('name'))];
   (w.rules ?? []).forEach((r, i) => errs.push(...validateRule(r, path.child('rules').index(i))));
-  if (w.sideEffects === undefined) {
-    errs.push(field.required(path.child('sideEffects'), 'must specify one of None, NoneOnDryRun'));
-  } else if (w.sideEffects !== 'None' && w.sideEffects !== 'NoneOnDryRun') {
-    errs.push(field.notSupported(path.child('sideEffects'), w.sideEffects, ['None', 'NoneOnDryRun']));
+  const sideEffects = o.requireNoSideEffects ? NO_SIDE_EFFECTS : SIDE_EFFECT_CLASSES;
+  if (w.sideEffects === undefined || w.sideEffects === null) {
+    errs.push(field.required(path.child('sideEffects'), `must specify one of ${sideEffects.join(', ')}`));
+  } else if (!sideEffects.includes(w.sideEffects)) {
+    errs.push(field.notSupported(path.child('sideEffects'), w.sideEffects, sideEffects));
   }
   if (w.timeoutSeconds !== undefined && (w.timeoutSeconds < 1 || w.timeoutSeconds > 30)) {
     errs.push(
@@ -153,10 +174,14 @@ function validateWebhook(w: MutatingWebhook | ValidatingWebhook, path: FieldPath
   } else {
     const seen = new Set<string>();
     versions.forEach((v, i) => {
-      if (seen.has(v)) errs.push(field.invalid(vp.index(i), v, 'duplicate version'));
+      if (seen.has(v)) {
+        errs.push(field.invalid(vp.index(i), v, 'duplicate version'));
+        return;
+      }
       seen.add(v);
+      for (const msg of isDNS1035Label(v)) errs.push(field.invalid(vp.index(i), v, msg));
     });
-    if (!versions.some((v) => ACCEPTED_REVIEW_VERSIONS.includes(v))) {
+    if (o.requireRecognizedAdmissionReviewVersion && !versions.some((v) => ACCEPTED_REVIEW_VERSIONS.includes(v))) {
       errs.push(field.invalid(vp, versions, `must include at least one of ${ACCEPTED_REVIEW_VERSIONS.join(', ')}`));
     }
   }
@@ -166,14 +191,41 @@ function validateWebhook(w: MutatingWebhook | ValidatingWebhook, path: FieldPath
   return errs;
 }
 
-/** Validation of a webhook configuration of either kind. */
-export function validateWebhookConfiguration(c: { webhooks?: (MutatingWebhook | ValidatingWebhook)[] }): FieldError[] {
+/** The options of a create in the request's version (1.21: v1 is strict, v1beta1 is not). */
+export function createValidationOptions(version: string): WebhookValidationOptions {
+  const strict = version !== 'v1beta1';
+  return {
+    requireNoSideEffects: strict,
+    requireRecognizedAdmissionReviewVersion: true,
+    requireUniqueWebhookNames: strict,
+  };
+}
+
+/** The options of an update: a rule of the version holds only when the old webhooks met it (1.21). */
+export function updateValidationOptions(version: string, old: AnyWebhook[]): WebhookValidationOptions {
+  const strict = createValidationOptions(version);
+  const names = old.map((w) => w.name);
+  return {
+    requireNoSideEffects:
+      strict.requireNoSideEffects && old.every((w) => NO_SIDE_EFFECTS.includes(w.sideEffects ?? '')),
+    requireRecognizedAdmissionReviewVersion: old.every((w) =>
+      (w.admissionReviewVersions ?? []).some((v) => ACCEPTED_REVIEW_VERSIONS.includes(v)),
+    ),
+    requireUniqueWebhookNames: strict.requireUniqueWebhookNames && new Set(names).size === names.length,
+  };
+}
+
+/** Validation of a webhook configuration of either kind, with v1's rules unless `o` says otherwise. */
+export function validateWebhookConfiguration(
+  c: { webhooks?: AnyWebhook[] },
+  o: WebhookValidationOptions = createValidationOptions('v1'),
+): FieldError[] {
   const errs: FieldError[] = [];
   const names = new Set<string>();
   (c.webhooks ?? []).forEach((w, i) => {
     const p = new FieldPath('webhooks').index(i);
-    errs.push(...validateWebhook(w, p));
-    if (w.name) {
+    errs.push(...validateWebhook(w, p, o));
+    if (w.name && o.requireUniqueWebhookNames) {
       if (names.has(w.name)) errs.push(field.duplicate(p.child('name'), w.name));
       names.add(w.name);
     }
@@ -181,11 +233,16 @@ export function validateWebhookConfiguration(c: { webhooks?: (MutatingWebhook | 
   return errs;
 }
 
-/** The strategy of `mutatingwebhookconfigurations` and `validatingwebhookconfigurations`. */
+/**
+ * The strategy of `mutatingwebhookconfigurations` and `validatingwebhookconfigurations` in the version of `kind`
+ * (the version of the request: each served version installs its own strategy).
+ */
 export function webhookConfigurationStrategy(kind: Kind): CreateStrategy & UpdateStrategy {
-  const check = (obj: unknown): FieldError[] => validateWebhookConfiguration(obj as MutatingWebhookConfiguration);
+  const webhooks = (obj: unknown): AnyWebhook[] => (obj as MutatingWebhookConfiguration).webhooks ?? [];
   return defaultStrategy(kind, {
-    validate: (_ctx, obj) => check(obj),
-    validateUpdate: (_ctx, obj) => check(obj),
+    validate: (_ctx, obj) =>
+      validateWebhookConfiguration({ webhooks: webhooks(obj) }, createValidationOptions(kind.version)),
+    validateUpdate: (_ctx, obj, old) =>
+      validateWebhookConfiguration({ webhooks: webhooks(obj) }, updateValidationOptions(kind.version, webhooks(old))),
   });
 }

@@ -8,6 +8,8 @@
  * - LocalSubjectAccessReview: the same within the request's namespace (resource attributes only, same namespace).
  * - SelfSubjectAccessReview: about the requesting user.
  * - SelfSubjectRulesReview: the rules of the requesting user in `spec.namespace`.
+ *
+ * The v1beta1 reviews are answered as v1 ones: the body is converted to v1 on the way in and back on the way out.
  */
 import {
   type ApiObject,
@@ -17,6 +19,8 @@ import {
   field,
   invalid,
   type Kind,
+  reviewFromV1,
+  reviewToV1,
   type SubjectAccessReview,
 } from '@platform/api';
 
@@ -99,7 +103,9 @@ export class AccessReviewREST implements Creater, RestStorage {
     validate: ValidateObjectFunc | undefined,
     _o: WriteOptions,
   ): Promise<ApiObject> {
-    const review = obj as Review;
+    // A v1beta1 review is answered as v1 (its `spec.group` is v1's `spec.groups`) and returned in v1beta1.
+    const beta = this.kind.version !== 'v1';
+    const review = (beta ? reviewToV1(obj as Review) : obj) as Review;
     const m = (review.metadata ??= {});
     if (this.kind.namespaced) {
       if (m.namespace && m.namespace !== ctx.namespace) {
@@ -121,14 +127,13 @@ export class AccessReviewREST implements Creater, RestStorage {
       const errs = validateAccessReview(review, this.kind.kind);
       if (errs.length) throw invalid({ group: this.kind.group, kind: this.kind.kind }, m.name ?? '', errs);
     }
-    if (validate) await validate(review);
+    if (validate) await validate(beta ? reviewFromV1(review) : review);
     review.status =
       this.kind.kind === 'SelfSubjectRulesReview'
         ? this.rulesStatus(ctx, spec.namespace ?? '')
         : await this.accessStatus(review.spec as NonNullable<Review['spec']>);
-    review.apiVersion = this.kind.apiVersion;
     review.kind = this.kind.kind;
-    return review;
+    return beta ? reviewFromV1(review) : { ...review, apiVersion: this.kind.apiVersion };
   }
 
   private async accessStatus(spec: NonNullable<Review['spec']>): Promise<Record<string, unknown>> {
