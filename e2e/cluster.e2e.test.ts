@@ -124,7 +124,7 @@ it('lists every daemon as healthy in platform status', async () => {
       last = r.stdout + r.stderr;
       return (
         r.status === 0 &&
-        ['apiserver', 'controller-manager', 'scheduler', 'node-agent'].every((d) =>
+        ['apiserver', 'controller-manager', 'scheduler', 'node-agent', 'metrics-server'].every((d) =>
           new RegExp(`^${d}\\s+pid \\d+\\s+healthy`, 'm').test(r.stdout),
         )
       );

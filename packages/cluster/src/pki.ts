@@ -34,6 +34,18 @@ export interface ClusterFiles {
   agentClient: { certFile: string; keyFile: string };
   /** The key that signs service account tokens (`--service-account-signing-key-file`). */
   serviceAccountKey: string;
+  /**
+   * The front proxy's CA (`front-proxy-ca.crt`, kubeadm's name): it signs only the API server's proxy client
+   * certificate, so that an extension server trusts the user headers of that certificate and of no other
+   * (`--requestheader-client-ca-file`).
+   */
+  frontProxyCa: { certFile: string; keyFile: string };
+  /** The API server's client certificate to extension servers (`--proxy-client-cert-file`, `-key-file`). */
+  frontProxyClient: { certFile: string; keyFile: string };
+  /** The metrics server's serving certificate (cluster CA, `metrics-server.system.svc` and 127.0.0.1). */
+  metricsServerServing: { certFile: string; keyFile: string };
+  /** The metrics server's client certificate (`system:metrics-server`, cluster CA), to the API server and agents. */
+  metricsServerClient: { certFile: string; keyFile: string };
   /** Each daemon's output. */
   logDir: string;
   /** What `platform status`, `platform down` and `platform logs` read: the running cluster's launcher and daemons. */
@@ -58,6 +70,19 @@ export function clusterFiles(dir: string): ClusterFiles {
       keyFile: join(dir, 'pki', 'apiserver-agent-client.key'),
     },
     serviceAccountKey: join(dir, 'pki', 'service-account.key'),
+    frontProxyCa: { certFile: join(dir, 'pki', 'front-proxy-ca.crt'), keyFile: join(dir, 'pki', 'front-proxy-ca.key') },
+    frontProxyClient: {
+      certFile: join(dir, 'pki', 'front-proxy-client.crt'),
+      keyFile: join(dir, 'pki', 'front-proxy-client.key'),
+    },
+    metricsServerServing: {
+      certFile: join(dir, 'pki', 'metrics-server.crt'),
+      keyFile: join(dir, 'pki', 'metrics-server.key'),
+    },
+    metricsServerClient: {
+      certFile: join(dir, 'pki', 'metrics-server-client.crt'),
+      keyFile: join(dir, 'pki', 'metrics-server-client.key'),
+    },
     logDir: join(dir, 'logs'),
     stateFile: join(dir, 'cluster.json'),
     lockFile: join(dir, 'platform.lock'),
@@ -156,7 +181,17 @@ export function kubeconfigPath(f: ClusterFiles, id: Identity): string {
 
 /** Writes the client configuration (kubeconfig format) of `id` for `server`; returns its path. */
 export function writeKubeconfig(f: ClusterFiles, server: string, token: string, id: Identity = ADMIN): string {
-  const user = id.name;
+  return writeClientConfig(f, kubeconfigPath(f, id), server, id.name, { token });
+}
+
+/** Writes a client configuration of user `user` with `credentials` (a token, or certificate files) at `path`. */
+function writeClientConfig(
+  f: ClusterFiles,
+  path: string,
+  server: string,
+  user: string,
+  credentials: Record<string, string>,
+): string {
   const config = {
     apiVersion: 'v1',
     kind: 'Config',
@@ -166,12 +201,11 @@ export function writeKubeconfig(f: ClusterFiles, server: string, token: string, 
         cluster: { server, 'certificate-authority-data': Buffer.from(readFileSync(f.caFile)).toString('base64') },
       },
     ],
-    users: [{ name: user, user: { token } }],
+    users: [{ name: user, user: credentials }],
     contexts: [{ name: `${user}@platform`, context: { cluster: 'platform', user } }],
     'current-context': `${user}@platform`,
     preferences: {},
   };
-  const path = kubeconfigPath(f, id);
   writeFileSync(path, yaml.dump(config), { mode: 0o600 });
   return path;
 }
@@ -220,13 +254,22 @@ function writePair(p: PairFiles, pem: PemPair): void {
  * The cluster CA, made once and kept (a new one would invalidate every certificate it signed, which are then made
  * again); returns it with its key.
  */
-export async function ensureClusterCa(f: ClusterFiles): Promise<PemPair> {
+export function ensureClusterCa(f: ClusterFiles): Promise<PemPair> {
+  return ensureCa(f, f.clusterCa, 'platform-ca');
+}
+
+/** The front proxy's CA, made once and kept as the cluster CA is. */
+export function ensureFrontProxyCa(f: ClusterFiles): Promise<PemPair> {
+  return ensureCa(f, f.frontProxyCa, 'platform-front-proxy-ca');
+}
+
+async function ensureCa(f: ClusterFiles, pair: PairFiles, name: string): Promise<PemPair> {
   mkdirSync(f.pkiDir, { recursive: true });
-  if (!usablePair(f.clusterCa)) {
+  if (!usablePair(pair)) {
     const { generateCertificateAuthority } = await import('@platform/common');
-    writePair(f.clusterCa, await generateCertificateAuthority(`platform-ca@${Math.floor(Date.now() / 1000)}`));
+    writePair(pair, await generateCertificateAuthority(`${name}@${Math.floor(Date.now() / 1000)}`));
   }
-  return { certPem: readFileSync(f.clusterCa.certFile, 'utf8'), keyPem: readFileSync(f.clusterCa.keyFile, 'utf8') };
+  return { certPem: readFileSync(pair.certFile, 'utf8'), keyPem: readFileSync(pair.keyFile, 'utf8') };
 }
 
 /**
@@ -243,3 +286,15 @@ export async function ensureIssued(ca: PemPair, p: PairFiles, o: IssueOptions): 
 
 /** Who the API server is to the node agents: a cluster administrator (as kubeadm's `apiserver-kubelet-client`). */
 export const AGENT_CLIENT = { commonName: 'platform-apiserver-agent-client', organizations: ['system:masters'] };
+/** Who the API server is to extension servers (kubeadm's `front-proxy-client`); the only allowed request-header name. */
+export const FRONT_PROXY_CLIENT = { commonName: 'front-proxy-client' };
+/** The metrics server's user, bound to its roles by `metrics-server.ts`. */
+export const METRICS_SERVER_USER = 'system:metrics-server';
+
+/** Writes a client configuration (kubeconfig format) that authenticates with a client certificate; returns its path. */
+export function writeCertKubeconfig(f: ClusterFiles, server: string, name: string, client: PairFiles): string {
+  return writeClientConfig(f, join(f.dir, `${name}.conf`), server, name, {
+    'client-certificate': client.certFile,
+    'client-key': client.keyFile,
+  });
+}

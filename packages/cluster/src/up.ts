@@ -18,14 +18,19 @@ import {
   CONTROLLER_MANAGER,
   ensureClusterCa,
   ensureCredentials,
+  ensureFrontProxyCa,
   ensureIssued,
+  FRONT_PROXY_CLIENT,
   type Identity,
   nodeIdentity,
   type PairFiles,
   SCHEDULER,
+  METRICS_SERVER_USER,
   SIMULATED_NODES,
+  writeCertKubeconfig,
   writeKubeconfig,
 } from './pki';
+import { metricsServerObjects, registerMetricsServer } from './metrics-server';
 import { acquireLock, clearState, type ClusterState, releaseLock, writeState } from './state';
 import { type DaemonSpec, pickPort, portFree, probe, Supervisor } from './supervisor';
 
@@ -52,7 +57,7 @@ export interface UpOptions {
 }
 
 /** The kinds of daemon that `--<kind>-arg` passes flags to. */
-export const DAEMON_KINDS = ['apiserver', 'controller-manager', 'scheduler', 'node-agent'] as const;
+export const DAEMON_KINDS = ['apiserver', 'controller-manager', 'scheduler', 'node-agent', 'metrics-server'] as const;
 export type DaemonKind = (typeof DAEMON_KINDS)[number];
 
 /** Where the output goes (tests capture it). */
@@ -101,7 +106,7 @@ export function daemonNames(o: UpOptions): string[] {
   const n = (base: string, i: number): string => (o.servers > 1 ? `${base}-${i + 1}` : base);
   const names: string[] = [];
   for (let i = 0; i < o.servers; i++) names.push(n('apiserver', i), n('controller-manager', i), n('scheduler', i));
-  names.push('node-agent');
+  names.push('node-agent', 'metrics-server');
   if (o.simulateNodes > 0) names.push('simulated-nodes');
   return names;
 }
@@ -291,6 +296,17 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
     const tokens = await ensureCredentials(f, host, identities);
     const ca = await ensureClusterCa(f);
     await ensureIssued(ca, f.agentClient, { ...AGENT_CLIENT, usage: 'client' });
+    // The aggregation layer's credentials: the API server's proxy client certificate (its own CA, so that no other
+    // certificate may name users in headers), and the metrics server's serving and client certificates.
+    const frontProxyCa = await ensureFrontProxyCa(f);
+    await ensureIssued(frontProxyCa, f.frontProxyClient, { ...FRONT_PROXY_CLIENT, usage: 'client' });
+    await ensureIssued(ca, f.metricsServerServing, {
+      commonName: 'metrics-server',
+      usage: 'server',
+      dns: ['metrics-server.system.svc', 'localhost'],
+      ips: ['127.0.0.1'],
+    });
+    await ensureIssued(ca, f.metricsServerClient, { commonName: METRICS_SERVER_USER, usage: 'client' });
     /** The node agent's serving certificate, signed by the cluster CA that the API server checks it with. */
     const agentServing = (name: string, nodeName: string): Promise<PairFiles> =>
       ensureIssued(
@@ -526,6 +542,17 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
         `--cert-dir=${f.pkiDir}`,
         `--token-auth-file=${f.tokenAuthFile}`,
         '--authorization-mode=Node,RBAC',
+        // Client certificates of the cluster CA (the metrics server's), and the aggregation layer: extension servers
+        // trust the front proxy's certificate and its user headers, and are reached at their endpoints.
+        `--client-ca-file=${f.clusterCa.certFile}`,
+        `--requestheader-client-ca-file=${f.frontProxyCa.certFile}`,
+        `--requestheader-allowed-names=${FRONT_PROXY_CLIENT.commonName}`,
+        '--requestheader-username-headers=X-Remote-User',
+        '--requestheader-group-headers=X-Remote-Group',
+        '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+        `--proxy-client-cert-file=${f.frontProxyClient.certFile}`,
+        `--proxy-client-key-file=${f.frontProxyClient.keyFile}`,
+        '--enable-aggregator-routing=true',
         `--service-account-issuer=${urls[0]}`,
         `--service-account-key-file=${f.serviceAccountKey}`,
         `--service-account-signing-key-file=${f.serviceAccountKey}`,
@@ -542,11 +569,66 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
         ...extra('apiserver'),
       ],
     });
+    /**
+     * The metrics server, once the first API server is ready: registered in the API (its roles, Service, Endpoints
+     * and APIService, see metrics-server.ts), then started with its own client certificate; it scrapes the node
+     * agents every 15 s (metrics-server's 60 s is long for a local cluster) and checks their certificates.
+     */
+    const metricsServer = async (): Promise<boolean> => {
+      const port = await pickPort(preferred(4443), taken);
+      const server = balancer ? `https://127.0.0.1:${balancer.port}` : urls[0]!;
+      const conf = writeCertKubeconfig(f, server, 'metrics-server', f.metricsServerClient);
+      const objects = metricsServerObjects(port, ca.certPem);
+      const register = async (list: typeof objects): Promise<void> => {
+        for (let attempt = 1; !stopping; attempt++) {
+          try {
+            await registerMetricsServer(urls[0]!, tokens.get(ADMIN.name)!, readFileSync(f.caFile, 'utf8'), list);
+            return;
+          } catch (err) {
+            if (attempt >= 5) {
+              io.err(`platform: could not register the metrics server in the API: ${String(err)}`);
+              return;
+            }
+            await new Promise((r) => setTimeout(r, 200 * attempt));
+          }
+        }
+      };
+      // The APIService (the last object) once the server answers: the aggregator checks it at once and finds it
+      // available, instead of failing the check and waiting for its next pass.
+      await register(objects.slice(0, -1));
+      const started = await bring(
+        {
+          name: 'metrics-server',
+          rank: 2,
+          bin: binOf('metrics-server', 'platform-metrics-server'),
+          restart: !o.keepDown?.includes('metrics-server'),
+          essential: false,
+          health: `https://127.0.0.1:${port}/healthz`,
+          args: [
+            `--clientconfig=${conf}`,
+            `--secure-port=${port}`,
+            '--bind-address=127.0.0.1',
+            `--tls-cert-file=${f.metricsServerServing.certFile}`,
+            `--tls-private-key-file=${f.metricsServerServing.keyFile}`,
+            `--agent-certificate-authority=${f.clusterCa.certFile}`,
+            '--agent-use-node-status-port',
+            '--agent-preferred-address-types=InternalIP,Hostname,InternalDNS,ExternalDNS,ExternalIP',
+            '--metric-resolution=15s',
+            ...extra('metrics-server'),
+          ],
+        },
+        `https://127.0.0.1:${port}`,
+        false,
+      );
+      await register(objects.slice(-1));
+      return started;
+    };
+
     const clients = stopping ? [] : await clientDaemons();
     const first = bring(apiSpec(0, apiPorts[0]!), urls[0]!, true);
     const rest = clients.map(([spec, detail]) => bring(spec, detail, false));
     if (await first) {
-      rest.push(openDiscovery());
+      rest.push(openDiscovery(), metricsServer());
       for (const [i, port] of apiPorts.entries()) if (i > 0) rest.push(bring(apiSpec(i, port), urls[i]!, true));
     }
     await Promise.all(rest);
