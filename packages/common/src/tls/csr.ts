@@ -6,12 +6,27 @@
  */
 import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, verify, webcrypto } from 'node:crypto';
 
-// @peculiar/x509 resolves its algorithms through tsyringe, which needs the Reflect metadata polyfill loaded first.
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 
-type X509Crypto = Parameters<typeof x509.cryptoProvider.set>[0];
-type X509Key = x509.X509CertificateCreateWithKeyParams['signingKey'];
+type X509Crypto = Parameters<typeof X509.cryptoProvider.set>[0];
+type X509Key = X509.X509CertificateCreateWithKeyParams['signingKey'];
+
+let loaded: typeof X509 | undefined;
+
+/**
+ * @peculiar/x509, loaded on first use: with tsyringe and the Reflect metadata polyfill it needs loaded first, it is
+ * a tenth of every daemon's start, and most daemons never handle a CSR. Synchronous, for `parseCertificateRequest`.
+ */
+function x509Lib(): typeof X509 {
+  if (!loaded) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require('reflect-metadata');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    loaded = require('@peculiar/x509') as typeof X509;
+    loaded.cryptoProvider.set(webcrypto as unknown as X509Crypto);
+  }
+  return loaded;
+}
 
 /** A CSR that does not parse or whose signature does not verify; the message is what 1.21 says. */
 export class CertificateRequestError extends Error {
@@ -109,10 +124,11 @@ function pemBlock(pem: string, type: string): Uint8Array | undefined {
  * REQUEST`. Throws {@link CertificateRequestError}. The signature is not checked here: call `checkSignature()`.
  */
 export function parseCertificateRequest(pem: string | Uint8Array): CertificateRequest {
+  const x509 = x509Lib();
   const text = typeof pem === 'string' ? pem : Buffer.from(pem).toString('latin1');
   const der = pemBlock(text, 'CERTIFICATE REQUEST');
   if (!der) throw new CertificateRequestError('PEM block type must be CERTIFICATE REQUEST');
-  let csr: x509.Pkcs10CertificateRequest;
+  let csr: X509.Pkcs10CertificateRequest;
   let outer: Tlv, info: Tlv, alg: Tlv, sig: Tlv;
   try {
     outer = readTlv(der, 0);
@@ -172,32 +188,32 @@ export function parseCertificateRequest(pem: string | Uint8Array): CertificateRe
 }
 
 /** Key usages (`spec.usages` values) that are X.509 key usage bits (1.21 `keyUsageDict`). */
-const KEY_USAGES: Record<string, number> = {
-  signing: x509.KeyUsageFlags.digitalSignature,
-  'digital signature': x509.KeyUsageFlags.digitalSignature,
-  'content commitment': x509.KeyUsageFlags.nonRepudiation,
-  'key encipherment': x509.KeyUsageFlags.keyEncipherment,
-  'key agreement': x509.KeyUsageFlags.keyAgreement,
-  'data encipherment': x509.KeyUsageFlags.dataEncipherment,
-  'cert sign': x509.KeyUsageFlags.keyCertSign,
-  'crl sign': x509.KeyUsageFlags.cRLSign,
-  'encipher only': x509.KeyUsageFlags.encipherOnly,
-  'decipher only': x509.KeyUsageFlags.decipherOnly,
+const KEY_USAGES: Record<string, keyof typeof X509.KeyUsageFlags> = {
+  signing: 'digitalSignature',
+  'digital signature': 'digitalSignature',
+  'content commitment': 'nonRepudiation',
+  'key encipherment': 'keyEncipherment',
+  'key agreement': 'keyAgreement',
+  'data encipherment': 'dataEncipherment',
+  'cert sign': 'keyCertSign',
+  'crl sign': 'cRLSign',
+  'encipher only': 'encipherOnly',
+  'decipher only': 'decipherOnly',
 };
 
 /** Usages that are extended key usages (1.21 `extKeyUsageDict`), by OID. */
 const EXT_KEY_USAGES: Record<string, string> = {
   any: '2.5.29.37.0',
-  'server auth': x509.ExtendedKeyUsage.serverAuth,
-  'client auth': x509.ExtendedKeyUsage.clientAuth,
-  'code signing': x509.ExtendedKeyUsage.codeSigning,
-  'email protection': x509.ExtendedKeyUsage.emailProtection,
-  's/mime': x509.ExtendedKeyUsage.emailProtection,
+  'server auth': '1.3.6.1.5.5.7.3.1',
+  'client auth': '1.3.6.1.5.5.7.3.2',
+  'code signing': '1.3.6.1.5.5.7.3.3',
+  'email protection': '1.3.6.1.5.5.7.3.4',
+  's/mime': '1.3.6.1.5.5.7.3.4',
   'ipsec end system': '1.3.6.1.5.5.7.3.5',
   'ipsec tunnel': '1.3.6.1.5.5.7.3.6',
   'ipsec user': '1.3.6.1.5.5.7.3.7',
-  timestamping: x509.ExtendedKeyUsage.timeStamping,
-  'ocsp signing': x509.ExtendedKeyUsage.ocspSigning,
+  timestamping: '1.3.6.1.5.5.7.3.8',
+  'ocsp signing': '1.3.6.1.5.5.7.3.9',
   'microsoft sgc': '1.3.6.1.4.1.311.10.3.3',
   'netscape sgc': '2.16.840.1.113730.4.1',
 };
@@ -246,7 +262,7 @@ export interface SignOptions {
  * never past the CA's own expiry. Resolves to the certificate's PEM. Throws {@link CertificateRequestError}.
  */
 export async function signCertificateRequest(ca: SigningAuthority, o: SignOptions): Promise<string> {
-  x509.cryptoProvider.set(webcrypto as unknown as X509Crypto);
+  const x509 = x509Lib();
   o.request.checkSignature();
   const keyUsages = o.usages.filter((u) => u in KEY_USAGES);
   const extUsages = o.usages.filter((u) => u in EXT_KEY_USAGES);
@@ -268,14 +284,14 @@ export async function signCertificateRequest(ca: SigningAuthority, o: SignOption
     ['sign'],
   );
   const r = o.request;
-  const names: x509.JsonGeneralName[] = [
+  const names: X509.JsonGeneralName[] = [
     ...r.dnsNames.map((value) => ({ type: 'dns' as const, value })),
     ...r.emailAddresses.map((value) => ({ type: 'email' as const, value })),
     ...r.ipAddresses.map((value) => ({ type: 'ip' as const, value })),
     ...r.uris.map((value) => ({ type: 'url' as const, value })),
   ];
-  const extensions: x509.Extension[] = [];
-  const bits = keyUsages.reduce((acc, u) => acc | KEY_USAGES[u]!, 0);
+  const extensions: X509.Extension[] = [];
+  const bits = keyUsages.reduce((acc, u) => acc | x509.KeyUsageFlags[KEY_USAGES[u]!], 0);
   if (bits) extensions.push(new x509.KeyUsagesExtension(bits, true));
   if (extUsages.length)
     extensions.push(new x509.ExtendedKeyUsageExtension([...new Set(extUsages.map((u) => EXT_KEY_USAGES[u]!))]));
@@ -293,7 +309,7 @@ export async function signCertificateRequest(ca: SigningAuthority, o: SignOption
     notAfter,
     publicKey: new x509.PublicKey(r.publicKeyDer),
     signingKey: signingKey as unknown as X509Key,
-    signingAlgorithm: alg.sign as x509.X509CertificateCreateWithKeyParams['signingAlgorithm'],
+    signingAlgorithm: alg.sign as X509.X509CertificateCreateWithKeyParams['signingAlgorithm'],
     extensions,
   });
   return `${cert.toString('pem')}\n`;
@@ -316,7 +332,7 @@ const EC_P256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
  * certificate manager does). Resolves to the request and the key (PKCS#8 PEM).
  */
 export async function createCertificateRequest(o: NewRequestOptions): Promise<{ csrPem: string; keyPem: string }> {
-  x509.cryptoProvider.set(webcrypto as unknown as X509Crypto);
+  const x509 = x509Lib();
   let keys: webcrypto.CryptoKeyPair;
   if (o.keyPem) {
     const priv = createPrivateKey(o.keyPem);
@@ -338,13 +354,13 @@ export async function createCertificateRequest(o: NewRequestOptions): Promise<{ 
   }
   const escape = (v: string): string => v.replace(/([,+"\\<>;=])/g, '\\$1');
   const name = [`CN=${escape(o.commonName)}`, ...(o.organizations ?? []).map((g) => `O=${escape(g)}`)].join(', ');
-  const names: x509.JsonGeneralName[] = [
+  const names: X509.JsonGeneralName[] = [
     ...(o.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
     ...(o.ipAddresses ?? []).map((value) => ({ type: 'ip' as const, value })),
   ];
   const csr = await x509.Pkcs10CertificateRequestGenerator.create({
     name,
-    keys: keys as unknown as x509.Pkcs10CertificateRequestCreateParams['keys'],
+    keys: keys as unknown as X509.Pkcs10CertificateRequestCreateParams['keys'],
     signingAlgorithm: EC_P256,
     ...(names.length ? { extensions: [new x509.SubjectAlternativeNameExtension(names)] } : {}),
   });

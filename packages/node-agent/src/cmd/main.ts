@@ -29,7 +29,7 @@ import { EvictionManager } from '../eviction/eviction-manager';
 import { bootstrapClientCertificate } from '../node/bootstrap';
 import { defaultHostname } from '../node/node-status';
 import { BuiltinRuntime } from '../runtime/builtin/builtin-runtime';
-import { CriRuntime } from '../runtime/cri/cri-runtime';
+import type * as Cri from '../runtime/cri/cri-runtime';
 import { ImageGcManager } from '../runtime/cri/image-gc';
 import { ContainerLogRotator } from '../runtime/cri/logs';
 import { type Runtime } from '../runtime/runtime';
@@ -127,10 +127,16 @@ function acquireLock(path: string): number {
   }
 }
 
+/** The CRI runtime's module, loaded when used: its gRPC client is a tenth of a second of a start on the builtin runtime. */
+function criRuntime(): typeof Cri {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('../runtime/cri/cri-runtime') as typeof Cri;
+}
+
 /** Builds the runtime the options ask for. */
 export function makeRuntime(v: AgentValues, nodeIp: string, log: Logger): Runtime {
   if (v.containerRuntime === 'remote')
-    return new CriRuntime({
+    return new (criRuntime().CriRuntime)({
       endpoint: v.containerRuntimeEndpoint,
       ...(v.imageServiceEndpoint ? { imageEndpoint: v.imageServiceEndpoint } : {}),
       requestTimeoutMs: v.runtimeRequestTimeout,
@@ -158,7 +164,7 @@ const IMAGE_GC_PERIOD_MS = 5 * 60_000;
  * CRI's reopening of logs. Periods shorten in tests through `PLATFORM_AGENT_HOUSEKEEPING_MS`.
  */
 export function startCriHousekeeping(runtime: Runtime, v: AgentValues, log: Logger, signal: AbortSignal): void {
-  if (!(runtime instanceof CriRuntime)) return;
+  if (v.containerRuntime !== 'remote' || !(runtime instanceof criRuntime().CriRuntime)) return;
   const rotator = new ContainerLogRotator(runtime, {
     maxSizeBytes: Number(parseQuantity(v.containerLogMaxSize).value()),
     maxFiles: v.containerLogMaxFiles,

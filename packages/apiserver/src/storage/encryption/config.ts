@@ -18,7 +18,7 @@
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '@platform/common';
 import * as yaml from 'js-yaml';
-import { KmsService, kmsTransformer } from './kms';
+import type * as Kms from './kms';
 import {
   aescbcTransformer,
   aesgcmTransformer,
@@ -65,7 +65,7 @@ export function parseEncryptionConfig(text: string, source = 'encryption configu
   }
   const errs: string[] = [];
   const byResource = new Map<string, PrefixedTransformer[]>();
-  const services: KmsService[] = [];
+  const services: Kms.KmsService[] = [];
   if (!isObject(doc)) errs.push('the file must hold an EncryptionConfiguration object');
   else {
     if (doc.kind !== 'EncryptionConfiguration')
@@ -115,7 +115,12 @@ function groupResource(name: string): string {
   return `${name.slice(0, dot)}.${group}`;
 }
 
-function providersOf(providers: unknown, path: string, errs: string[], services: KmsService[]): PrefixedTransformer[] {
+function providersOf(
+  providers: unknown,
+  path: string,
+  errs: string[],
+  services: Kms.KmsService[],
+): PrefixedTransformer[] {
   if (!Array.isArray(providers) || providers.length === 0) {
     errs.push(`${path}: at least one provider has to be specified`);
     return [];
@@ -151,6 +156,9 @@ function providersOf(providers: unknown, path: string, errs: string[], services:
     else if (kind === 'kms') {
       const kms = kmsProvider(body, `${at}.kms`, errs);
       if (kms) {
+        // Loaded here: the KMS client (gRPC) is a tenth of a second of every start, and few servers use KMS.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { KmsService, kmsTransformer } = require('./kms') as typeof Kms;
         const service = new KmsService(kms);
         services.push(service);
         out.push(kmsTransformer(providerPrefix('kms', kms.name), service, kms.cachesize));
