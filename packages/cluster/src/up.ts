@@ -386,6 +386,9 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
               `--cert-dir=${join(f.pkiDir, `controller-manager${suffix}`)}`,
               '--leader-elect=true',
               '--use-service-account-credentials=true',
+              // Token Secrets for service accounts, signed with the key the API server verifies, with its CA.
+              `--service-account-private-key-file=${f.serviceAccountKey}`,
+              `--root-ca-file=${f.caFile}`,
               ...extra('controller-manager'),
             ],
           },
