@@ -1,6 +1,7 @@
 /**
  * Debian's kubectl 1.20 as it is, against an in-process API server: the requests it hard-codes with Kubernetes'
- * `.k8s.io` spellings (the `g=meta.k8s.io` Table of `kubectl get`) are answered as their `.platform` aliases.
+ * `.k8s.io` spellings (the `g=meta.k8s.io` Table of `kubectl get`) are answered as their `.platform` aliases, and
+ * `kubectl certificate` finds `certificates.k8s.io` in discovery (the groups listed under both names).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { startTestServer, type TestServer } from '@platform/apiserver';
+import { createCertificateRequest } from '@platform/common';
 
 import { ensureKubectl, writeKubeconfig, type KubectlResult } from './support/kubectl';
 
@@ -150,8 +152,67 @@ describe("kubectl's typed commands on .k8s.io paths (aliases of the .platform gr
     expect(list.json.apiVersion).toBe('rbac.authorization.k8s.io/v1');
     const missing = await server.request('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/nope');
     expect([missing.status, missing.json.details.group]).toEqual([404, 'rbac.authorization.k8s.io']);
-    const discovery = await server.request('GET', '/apis');
-    expect(JSON.stringify(discovery.json)).not.toContain('k8s.io');
+    // Discovery lists .platform groups, and the Kubernetes name only of the groups kubectl looks up by it, each
+    // directly before its .platform group (kubectl's RESTMapper takes the first).
+    const names = ((await server.request('GET', '/apis')).json.groups as { name: string }[]).map((g) => g.name);
+    expect(names.filter((n) => n.includes('k8s.io'))).toEqual(['certificates.k8s.io']);
+    expect(names.indexOf('certificates.platform') - names.indexOf('certificates.k8s.io')).toBe(1);
     expect((await server.request('GET', '/apis/nothing.k8s.io/v1/things')).status).toBe(404);
+  });
+});
+
+describe('kubectl certificate approve|deny (certificatesigningrequests.v1.certificates.k8s.io through discovery)', () => {
+  async function csr(name: string): Promise<void> {
+    const { csrPem } = await createCertificateRequest({ commonName: `user-${name}`, organizations: ['team'] });
+    await mustCreate('/apis/certificates.platform/v1/certificatesigningrequests', {
+      apiVersion: 'certificates.platform/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: { name },
+      spec: {
+        request: Buffer.from(csrPem).toString('base64'),
+        signerName: 'platform.io/apiserver-client',
+        usages: ['digital signature', 'key encipherment', 'client auth'],
+      },
+    });
+  }
+
+  async function conditions(name: string): Promise<{ type: string; status: string; reason?: string }[]> {
+    const r = await server.request('GET', `/apis/certificates.platform/v1/certificatesigningrequests/${name}`);
+    return r.json.status?.conditions ?? [];
+  }
+
+  it('kubectl certificate approve sets the Approved condition', async () => {
+    await csr('csr-approve');
+    expect(ok(await k(['certificate', 'approve', 'csr-approve']))).toContain(
+      'certificatesigningrequest.certificates.k8s.io/csr-approve approved',
+    );
+    expect(await conditions('csr-approve')).toEqual([
+      expect.objectContaining({ type: 'Approved', status: 'True', reason: 'KubectlApprove' }),
+    ]);
+  });
+
+  it('kubectl certificate deny sets the Denied condition', async () => {
+    await csr('csr-deny');
+    expect(ok(await k(['certificate', 'deny', 'csr-deny']))).toContain(
+      'certificatesigningrequest.certificates.k8s.io/csr-deny denied',
+    );
+    expect(await conditions('csr-deny')).toEqual([
+      expect.objectContaining({ type: 'Denied', status: 'True', reason: 'KubectlDeny' }),
+    ]);
+  });
+
+  it('kubectl get csr and api-resources work with the resource under both names', async () => {
+    const got = await k(['get', 'csr']);
+    expect(got.stderr).toBe('');
+    expect(ok(got)).toMatch(/^csr-approve\s/m);
+    const resources = await k(['api-resources']);
+    expect(resources.stderr).toBe('');
+    const csrLines = ok(resources)
+      .split('\n')
+      .filter((l) => l.startsWith('certificatesigningrequests '));
+    expect(csrLines.map((l) => l.split(/\s+/)[2]).sort()).toEqual([
+      'certificates.k8s.io/v1',
+      'certificates.platform/v1',
+    ]);
   });
 });

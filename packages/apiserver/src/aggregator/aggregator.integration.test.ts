@@ -2,7 +2,8 @@
  * The aggregation layer end to end: an in-process API server with aggregator routing and a proxy client
  * certificate, and a small extension API server on 127.0.0.1 (TLS with its own CA, client certificates required)
  * reached through a Service whose Endpoints point at it. Autoregistration, the availability controller, proxying
- * (plain, watch, WebSocket), merged discovery and OpenAPI, kubectl through the aggregator, and an outage.
+ * (plain, watch, WebSocket), merged discovery and OpenAPI, kubectl through the aggregator, an aggregated
+ * `metrics.platform` answering as `metrics.k8s.io` (what `kubectl top` asks for), and an outage.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,7 @@ import { startTestServer, type TestServer } from '../testing/test-server';
 const TOKEN = 'alice-token';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 const GV = '/apis/wardle.example/v1alpha1';
+const METRICS = '/apis/metrics.platform/v1beta1';
 const KUBECTL = resolve(__dirname, '../../../../.cache/kubectl/root/usr/bin/kubectl');
 
 /** What the extension server saw of one request. */
@@ -92,6 +94,42 @@ class Extension {
             verbs: ['get', 'list', 'watch'],
           },
         ],
+      });
+    }
+    if (url.pathname === METRICS) {
+      return json(200, {
+        kind: 'APIResourceList',
+        apiVersion: 'v1',
+        groupVersion: 'metrics.platform/v1beta1',
+        resources: [
+          { name: 'nodes', singularName: '', namespaced: false, kind: 'NodeMetrics', verbs: ['get', 'list'] },
+          { name: 'pods', singularName: '', namespaced: true, kind: 'PodMetrics', verbs: ['get', 'list'] },
+        ],
+      });
+    }
+    if (url.pathname === `${METRICS}/nodes`) {
+      return json(200, {
+        kind: 'NodeMetricsList',
+        apiVersion: 'metrics.platform/v1beta1',
+        metadata: {},
+        items: [
+          {
+            metadata: { name: 'n1', creationTimestamp: new Date().toISOString() },
+            timestamp: new Date().toISOString(),
+            window: '30s',
+            usage: { cpu: '250m', memory: '512Mi' },
+          },
+        ],
+      });
+    }
+    if (url.pathname === `${METRICS}/nodes/absent`) {
+      return json(404, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        code: 404,
+        reason: 'NotFound',
+        details: { name: 'absent', group: 'metrics.platform', kind: 'nodes' },
       });
     }
     if (url.pathname === '/openapi/v2') {
@@ -222,11 +260,54 @@ describe('the aggregation layer', () => {
 
   const get = (path: string, headers: Record<string, string> = {}) =>
     t.request('GET', path, { headers: { ...AUTH, ...headers } });
+  /** Runs kubectl as alice against the test server (without blocking this process, where the server runs). */
+  const kubectlRun = (args: string[], cache = 'cache') => {
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(join(dir, 'ca.crt'), t.ca);
+    writeFileSync(
+      kubeconfig,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'c', cluster: { server: t.url, 'certificate-authority': join(dir, 'ca.crt') } }],
+        users: [{ name: 'u', user: { token: TOKEN } }],
+        contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: 'default' } }],
+        'current-context': 'x',
+      }),
+    );
+    return new Promise<{ code: number; stdout: string; stderr: string }>((ok) =>
+      execFile(
+        KUBECTL,
+        ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, cache), ...args],
+        { timeout: 60_000 },
+        (err, stdout, stderr) => ok({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
+  };
   const condition = async (name: string) => {
     const r = await get(`/apis/apiregistration.platform/v1/apiservices/${name}`);
     return (r.json?.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Available') as
       { status: string; reason: string; message: string } | undefined;
   };
+
+  /** An APIService of the extension server (service `default/wardle`) for a group version. */
+  const registerAPIService = (group: string, version: string, groupPriorityMinimum: number, versionPriority: number) =>
+    t.request('POST', '/apis/apiregistration.platform/v1/apiservices', {
+      headers: AUTH,
+      body: {
+        apiVersion: 'apiregistration.platform/v1',
+        kind: 'APIService',
+        metadata: { name: `${version}.${group}` },
+        spec: {
+          service: { namespace: 'default', name: 'wardle' },
+          group,
+          version,
+          caBundle: Buffer.from(servingCA.certPem).toString('base64'),
+          groupPriorityMinimum,
+          versionPriority,
+        },
+      },
+    });
 
   const waitAvailable = () =>
     eventually('the APIService to be available', async () =>
@@ -367,22 +448,7 @@ describe('the aggregation layer', () => {
       },
     });
     expect(eps.status).toBe(201);
-    const created = await t.request('POST', '/apis/apiregistration.platform/v1/apiservices', {
-      headers: AUTH,
-      body: {
-        apiVersion: 'apiregistration.platform/v1',
-        kind: 'APIService',
-        metadata: { name: 'v1alpha1.wardle.example' },
-        spec: {
-          service: { namespace: 'default', name: 'wardle' },
-          group: 'wardle.example',
-          version: 'v1alpha1',
-          caBundle: Buffer.from(servingCA.certPem).toString('base64'),
-          groupPriorityMinimum: 1000,
-          versionPriority: 15,
-        },
-      },
-    });
+    const created = await registerAPIService('wardle.example', 'v1alpha1', 1000, 15);
     expect(created.status).toBe(201);
     expect(created.json.spec.service.port).toBe(443);
     await eventually('the APIService to be available', async () =>
@@ -462,28 +528,7 @@ describe('the aggregation layer', () => {
       console.warn(`kubectl not found at ${KUBECTL}: the kubectl check is skipped`);
       return;
     }
-    const kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(join(dir, 'ca.crt'), t.ca);
-    writeFileSync(
-      kubeconfig,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'c', cluster: { server: t.url, 'certificate-authority': join(dir, 'ca.crt') } }],
-        users: [{ name: 'u', user: { token: TOKEN } }],
-        contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: 'default' } }],
-        'current-context': 'x',
-      }),
-    );
-    const run = (args: string[]) =>
-      new Promise<{ code: number; stdout: string; stderr: string }>((ok) =>
-        execFile(
-          KUBECTL,
-          ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args],
-          { timeout: 60_000 },
-          (err, stdout, stderr) => ok({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-        ),
-      );
+    const run = kubectlRun;
     const r = await run(['get', 'flunders']);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/NAME\s*\nflunder-1/);
@@ -491,6 +536,60 @@ describe('the aggregation layer', () => {
     expect(apiservices.stdout).toMatch(
       /NAME\s+SERVICE\s+AVAILABLE\s+AGE\nv1alpha1\.wardle\.example\s+default\/wardle\s+True\s+/,
     );
+  });
+
+  it('answers an aggregated metrics.platform as metrics.k8s.io (kubectl top), in the .platform spelling upstream', async () => {
+    await waitAvailable();
+    expect((await registerAPIService('metrics.platform', 'v1beta1', 100, 100)).status).toBe(201);
+    await eventually('the metrics APIService to be available', async () =>
+      (await condition('v1beta1.metrics.platform'))?.status === 'True' ? true : undefined,
+    );
+
+    // Discovery: the Kubernetes name directly before the .platform group, and its own documents.
+    const names = ((await get('/apis')).json.groups as { name: string }[]).map((g) => g.name);
+    expect(names).toContain('metrics.platform');
+    expect(names.filter((n) => n.endsWith('.k8s.io'))).toEqual(['certificates.k8s.io', 'metrics.k8s.io']);
+    expect(names.indexOf('metrics.platform') - names.indexOf('metrics.k8s.io')).toBe(1);
+    // The same in Protobuf (client-go's discovery asks for it).
+    const pb = await get('/apis', { accept: 'application/vnd.kubernetes.protobuf' });
+    expect(pb.status).toBe(200);
+    expect(pb.body.indexOf('metrics.k8s.io/v1beta1')).toBeGreaterThan(0);
+    expect(pb.body.indexOf('metrics.k8s.io')).toBeLessThan(pb.body.indexOf('metrics.platform'));
+    expect((await get('/apis/metrics.k8s.io')).json).toEqual({
+      kind: 'APIGroup',
+      apiVersion: 'v1',
+      name: 'metrics.k8s.io',
+      versions: [{ groupVersion: 'metrics.k8s.io/v1beta1', version: 'v1beta1' }],
+      preferredVersion: { groupVersion: 'metrics.k8s.io/v1beta1', version: 'v1beta1' },
+    });
+    ext.seen.length = 0;
+    const resources = await get('/apis/metrics.k8s.io/v1beta1');
+    expect(resources.json).toMatchObject({ kind: 'APIResourceList', groupVersion: 'metrics.k8s.io/v1beta1' });
+    expect(ext.seen.map((x) => x.path)).toContain(METRICS);
+
+    // Resources: upstream in the .platform spelling, answered in the request's.
+    ext.seen.length = 0;
+    const list = await get('/apis/metrics.k8s.io/v1beta1/nodes', { 'accept-encoding': 'gzip' });
+    expect(list.status).toBe(200);
+    expect(list.json).toMatchObject({ kind: 'NodeMetricsList', apiVersion: 'metrics.k8s.io/v1beta1' });
+    expect(list.json.items[0].usage).toEqual({ cpu: '250m', memory: '512Mi' });
+    expect(ext.seen.map((x) => x.path)).toEqual([`${METRICS}/nodes`]);
+    expect(ext.seen[0]?.headers['x-remote-user']).toBe('alice');
+    const missing = await get('/apis/metrics.k8s.io/v1beta1/nodes/absent');
+    expect([missing.status, missing.json.details.group]).toEqual([404, 'metrics.k8s.io']);
+    // The .platform spelling is answered as the extension server wrote it.
+    expect((await get(`${METRICS}/nodes`)).json.apiVersion).toBe('metrics.platform/v1beta1');
+
+    if (!existsSync(KUBECTL)) return;
+    const node = await t.request('POST', '/api/v1/nodes', {
+      headers: AUTH,
+      body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } },
+    });
+    expect(node.status).toBe(201);
+    // A cache of its own: the one of the test above predates the metrics group.
+    const top = await kubectlRun(['top', 'node'], 'cache-top');
+    expect(top.stderr).toBe('');
+    expect(top.stdout).toMatch(/^NAME\s+CPU\(cores\)\s+CPU%\s+MEMORY\(bytes\)\s+MEMORY%\s*\nn1\s+250m\s+/);
   });
 
   it('answers 503 while the extension server is unavailable, and recovers', async () => {

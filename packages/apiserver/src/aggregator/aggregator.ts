@@ -13,12 +13,17 @@
  *   the informer's objects at each request, so it is ready once the informers are);
  * - `apiservice-status-available-controller`: the `Available` conditions (`available-controller.ts`);
  * - `apiservice-openapi-controller`: the extension servers' OpenAPI documents, merged into `/openapi/v2`.
+ *
+ * Kubernetes' spelling of an aggregated group (`/apis/metrics.k8s.io/...` for `metrics.platform`) reaches its
+ * extension server in the `.platform` spelling, and the JSON answers come back in the spelling the request used
+ * (`../endpoints/group-alias.ts`: the discovery aliases, and why).
  */
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { type Duplex } from 'node:stream';
 
 import {
+  type APIGroup,
   type APIService,
   type ApiObject,
   apiServiceCondition,
@@ -33,6 +38,12 @@ import { type Logger, namedCheck, type SecureServer } from '@platform/common';
 import { RegistryClient } from '../admission/internal-client';
 import { registryAuthorizationHost } from '../auth/authorization/host';
 import { type ReflectHandler } from '../auth/authorizer';
+import {
+  discoveryAliasTarget,
+  type GroupAlias,
+  respellDiscovery,
+  withDiscoveryAliases,
+} from '../endpoints/group-alias';
 import { type ApiInstaller } from '../endpoints/installer';
 import { negotiateOutput } from '../endpoints/negotiation/negotiate';
 import { encodeOpenApi, OPENAPI_PROTOBUF_MEDIA_TYPE, type OpenApiDocument } from '../endpoints/openapi';
@@ -436,21 +447,26 @@ export class Aggregator {
     return entries;
   }
 
+  /** The group (`.platform`) and version a path is for, and the Kubernetes spelling the request used, if any. */
+  private groupVersionOf(info: RequestInfo): { group: string; version: string; alias?: GroupAlias } | undefined {
+    if (info.isResourceRequest) {
+      const alias = info.requestedGroup ? { platform: info.apiGroup, requested: info.requestedGroup } : undefined;
+      return { group: info.apiGroup, version: info.apiVersion, ...(alias ? { alias } : {}) };
+    }
+    const parts = info.path.split('/').filter((p) => p !== '');
+    if (parts[0] !== 'apis' || parts.length < 3) return undefined;
+    const requested = parts[1] as string;
+    const platform = discoveryAliasTarget(requested);
+    return platform
+      ? { group: platform, version: parts[2] as string, alias: { platform, requested } }
+      : { group: requested, version: parts[2] as string };
+  }
+
   /** The remote APIService that serves a path, if any. */
   private remoteFor(info: RequestInfo): (APIService & ApiObject) | undefined {
-    let group: string;
-    let version: string;
-    if (info.isResourceRequest) {
-      group = info.apiGroup;
-      version = info.apiVersion;
-    } else {
-      const parts = info.path.split('/').filter((p) => p !== '');
-      if (parts[0] !== 'apis' || parts.length < 3) return undefined;
-      group = parts[1] as string;
-      version = parts[2] as string;
-    }
-    if (!group) return undefined;
-    const a = this.apiServices.items.get(apiServiceName(group, version));
+    const gv = this.groupVersionOf(info);
+    if (!gv?.group) return undefined;
+    const a = this.apiServices.items.get(apiServiceName(gv.group, gv.version));
     return a?.spec?.service ? a : undefined;
   }
 
@@ -500,9 +516,9 @@ export class Aggregator {
         const parts = info.path.split('/').filter((p) => p !== '');
         const doc =
           info.path === '/apis' || info.path === '/apis/'
-            ? apiGroupList(this.discoveryEntries())
+            ? withDiscoveryAliases(apiGroupList(this.discoveryEntries()))
             : parts[0] === 'apis' && parts.length === 2 && info.path === `/apis/${parts[1] ?? ''}`
-              ? apiGroup(this.discoveryEntries(), parts[1] as string)
+              ? this.apiGroupDocument(parts[1] as string)
               : undefined;
         if (doc) {
           try {
@@ -522,6 +538,14 @@ export class Aggregator {
     };
   }
 
+  /** `/apis/<group>`, for a group or the Kubernetes spelling of one that discovery lists under both names. */
+  private apiGroupDocument(group: string): APIGroup | undefined {
+    const platform = discoveryAliasTarget(group);
+    if (!platform) return apiGroup(this.discoveryEntries(), group);
+    const doc = apiGroup(this.discoveryEntries(), platform);
+    return doc && respellDiscovery(doc, { platform, requested: group });
+  }
+
   /** Whether an upgrade request goes to an extension server. */
   handlesUpgrade(req: IncomingMessage): boolean {
     return this.remoteFor(getRequestInfo(req)) !== undefined;
@@ -536,6 +560,8 @@ export class Aggregator {
   }
 
   private target(req: IncomingMessage, a: APIService): ProxyTarget | StatusError {
+    const info = getRequestInfo(req);
+    const alias = this.groupVersionOf(info)?.alias;
     if (apiServiceCondition(a)?.status !== 'True') return serviceUnavailable('service unavailable');
     let location;
     try {
@@ -549,6 +575,8 @@ export class Aggregator {
       tls: this.tls(),
       user: getUser(req),
       headers: this.userHeaders,
+      // A watch streams its events as they come (and HEAD has no body): passed through as the extension server wrote it.
+      ...(alias ? { alias: { ...alias, respellAnswer: info.verb !== 'watch' && req.method !== 'HEAD' } } : {}),
       track: (close) => {
         this.connections.add(close);
         return () => this.connections.delete(close);

@@ -3,7 +3,10 @@
  * `pkg/util/proxy`): where an APIService's service is reached (its cluster IP, or with `--enable-aggregator-routing`
  * one of its endpoints' addresses), the TLS client settings (the APIService's CA bundle or insecureSkipTLSVerify,
  * the proxy client certificate, the server name `<service>.<namespace>.svc`), and the forwarding of plain requests,
- * streams (watches) and upgrades (WebSocket, SPDY) with the requesting user in the request-header headers.
+ * streams (watches) and upgrades (WebSocket, SPDY) with the requesting user in the request-header headers. A request
+ * that spelled the group the Kubernetes way (`/apis/metrics.k8s.io/...`) is sent with the `.platform` spelling, and
+ * a JSON answer (not a watch stream) is respelled back: its apiVersions, a Status's group, a discovery document's
+ * group versions (`../endpoints/group-alias.ts`).
  */
 import { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import https from 'node:https';
@@ -11,6 +14,7 @@ import { type Duplex } from 'node:stream';
 
 import { type APIService, type Endpoints, type Service } from '@platform/api';
 
+import { type GroupAlias, respellDiscovery, respellObject } from '../endpoints/group-alias';
 import { type UserInfo } from '../registry/rest/rest';
 
 /** The headers that carry the requesting user to an extension server (`--requestheader-*`; X-Remote-* unset). */
@@ -161,17 +165,30 @@ export interface ProxyTarget {
   tls: ProxyTls;
   user: UserInfo | undefined;
   headers: UserHeaders;
+  /** The Kubernetes spelling the request used for the group, and whether the answer is respelled back to it. */
+  alias?: GroupAlias & { respellAnswer: boolean };
   /** Registers how to close the proxied connection at server shutdown; returns the unregistration. */
   track: (close: () => void) => () => void;
 }
 
+/** A request path with a Kubernetes group spelling (`/apis/metrics.k8s.io/...`) in the platform's. */
+export function platformPath(url: string, alias: GroupAlias | undefined): string {
+  const prefix = alias && `/apis/${alias.requested}`;
+  if (!alias || !prefix || !(url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`)))
+    return url;
+  return `/apis/${alias.platform}${url.slice(prefix.length)}`;
+}
+
 function requestOptions(req: IncomingMessage, t: ProxyTarget, keepUpgrade: boolean): https.RequestOptions {
+  const headers = proxiedHeaders(req, t.user, t.headers, keepUpgrade);
+  // An answer to respell is read whole: asked for uncompressed.
+  if (t.alias?.respellAnswer) delete headers['accept-encoding'];
   return {
     host: t.location.host,
     port: t.location.port,
     method: req.method ?? 'GET',
-    path: req.url ?? '/',
-    headers: { ...proxiedHeaders(req, t.user, t.headers, keepUpgrade), host: `${t.location.host}:${t.location.port}` },
+    path: platformPath(req.url ?? '/', t.alias),
+    headers: { ...headers, host: `${t.location.host}:${t.location.port}` },
     agent: keepUpgrade ? false : agentFor(t.apiService, t.tls),
     servername: serverNameOf(t.apiService),
     ...(keepUpgrade ? upgradeTls(t) : {}),
@@ -201,6 +218,18 @@ export function proxyRequest(
   const upstream = https.request(requestOptions(req, t, false), (answer) => {
     const headers: OutgoingHttpHeaders = {};
     for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
+    const alias = t.alias;
+    if (alias?.respellAnswer && /^application\/json\b/.test(answer.headers['content-type'] ?? '')) {
+      const chunks: Buffer[] = [];
+      answer.on('data', (c: Buffer) => chunks.push(c));
+      answer.on('error', () => res.destroy());
+      answer.on('end', () => {
+        const body = respellJson(Buffer.concat(chunks), alias);
+        res.writeHead(answer.statusCode ?? 502, { ...headers, 'content-length': body.length });
+        res.end(body);
+      });
+      return;
+    }
     res.writeHead(answer.statusCode ?? 502, headers);
     // Streams (watches) are flushed as they come.
     res.flushHeaders();
@@ -217,6 +246,23 @@ export function proxyRequest(
     else onError(err);
   });
   req.pipe(upstream);
+}
+
+/** A JSON answer in the spelling of the request's group; a body that is not JSON is passed as it came. */
+function respellJson(body: Buffer, alias: GroupAlias): Buffer {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(body.toString('utf8'));
+  } catch {
+    return body;
+  }
+  if (obj === null || typeof obj !== 'object') return body;
+  const o = obj as { kind?: unknown };
+  const out =
+    o.kind === 'APIResourceList' || o.kind === 'APIGroup'
+      ? respellDiscovery(obj as never, alias)
+      : respellObject(obj, alias);
+  return Buffer.from(JSON.stringify(out));
 }
 
 /**

@@ -1,4 +1,12 @@
-import { normalizeGroupReferences, platformApiVersion, platformGroupOf, respellObject } from './group-alias';
+import {
+  discoveryAliasTarget,
+  normalizeGroupReferences,
+  platformApiVersion,
+  platformGroupOf,
+  respellDiscovery,
+  respellObject,
+  withDiscoveryAliases,
+} from './group-alias';
 
 describe('group aliases', () => {
   it('reads .k8s.io groups as .platform ones', () => {
@@ -43,5 +51,39 @@ describe('group aliases', () => {
       { apiGroup: 'rbac.authorization.platform', kind: 'User', name: 'alice' },
       { kind: 'ServiceAccount', name: 'sa', namespace: 'ns' },
     ]);
+  });
+
+  it('lists the Kubernetes names of certificates and metrics only, each before its served .platform group', () => {
+    const group = (name: string) => ({
+      name,
+      versions: [{ groupVersion: `${name}/v1`, version: 'v1' }],
+      preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' },
+    });
+    const list = {
+      kind: 'APIGroupList',
+      apiVersion: 'v1',
+      groups: ['apps', 'certificates.platform', 'rbac.authorization.platform', 'metrics.platform', 'batch'].map(group),
+    };
+    expect(withDiscoveryAliases(list).groups.map((g) => g.name)).toEqual([
+      'apps',
+      'certificates.k8s.io',
+      'certificates.platform',
+      'rbac.authorization.platform',
+      'metrics.k8s.io',
+      'metrics.platform',
+      'batch',
+    ]);
+    expect(withDiscoveryAliases(list).groups[4]).toEqual(group('metrics.k8s.io'));
+    // metrics.k8s.io only while metrics.platform is served.
+    const without = { ...list, groups: list.groups.filter((g) => g.name !== 'metrics.platform') };
+    expect(withDiscoveryAliases(without).groups.filter((g) => g.name.endsWith('.k8s.io'))).toHaveLength(1);
+    expect(list.groups).toHaveLength(5);
+    expect(discoveryAliasTarget('metrics.k8s.io')).toBe('metrics.platform');
+    expect(discoveryAliasTarget('rbac.authorization.k8s.io')).toBeUndefined();
+    const resources = { kind: 'APIResourceList', groupVersion: 'metrics.platform/v1beta1', resources: [] };
+    expect(respellDiscovery(resources, { platform: 'metrics.platform', requested: 'metrics.k8s.io' })).toEqual({
+      ...resources,
+      groupVersion: 'metrics.k8s.io/v1beta1',
+    });
   });
 });

@@ -3,9 +3,27 @@
  * commands call `/apis/rbac.authorization.k8s.io/v1/...`, `/apis/authorization.k8s.io/v1/...` and the like directly,
  * without discovery. A resource request on such a path is the same request as on the `.platform` path (request info,
  * authorization, audit and admission see the `.platform` group); its answers are spelled with the group the request
- * used. Discovery, OpenAPI and stored objects keep the `.platform` spelling.
+ * used. OpenAPI and stored objects keep the `.platform` spelling.
+ *
+ * Discovery keeps it too, with one deliberate exception ({@link DISCOVERY_ALIAS_GROUPS}): kubectl 1.20 looks two
+ * groups up by their Kubernetes name in discovery. `kubectl top` requires a group named exactly `metrics.k8s.io`
+ * (version v1beta1) in `/apis`. `kubectl certificate approve|deny` (1.20.2) resolves the plain resource name
+ * `certificatesigningrequests` through discovery and refuses the object unless its group kind is
+ * `CertificateSigningRequest.certificates.k8s.io`. Design decision: `/apis` (JSON and Protobuf) also lists the
+ * `.k8s.io` spelling of these groups, and only of these, when their `.platform` group is served (for
+ * `metrics.platform`, by an aggregated APIService such as a metrics server), each directly before its `.platform`
+ * group: kubectl's RESTMapper prefers the group listed first (never an ambiguity error), and for `certificate
+ * approve` it must pick `certificates.k8s.io` (listed after, `certificate approve` fails with "can only handle
+ * CertificateSigningRequest.certificates.k8s.io objects"). So kubectl addresses CertificateSigningRequests (`csr`)
+ * by the Kubernetes name, through the path aliases; the metrics resources (`nodes`, `pods`) stay the core group's,
+ * which kubectl always prefers. `/apis/<group>.k8s.io` and `/apis/<group>.k8s.io/<version>` answer for them too,
+ * as the `.platform` documents respelled. Requests on aggregated groups reach the extension server in the
+ * `.platform` spelling, and its JSON answers come back in the spelling the request used (`../aggregator/proxy.ts`).
+ * The platform's own discovery clients skip these aliases. See docs/architecture.md.
  */
 import { type ServerResponse } from 'node:http';
+
+import { type APIGroup, type APIGroupList, type APIResourceList } from '@platform/api';
 
 const K8S_SUFFIX = '.k8s.io';
 const PLATFORM_SUFFIX = '.platform';
@@ -14,6 +32,48 @@ const PLATFORM_SUFFIX = '.platform';
 export function platformGroupOf(group: string): string | undefined {
   if (!group.endsWith(K8S_SUFFIX) || group.length === K8S_SUFFIX.length) return undefined;
   return `${group.slice(0, -K8S_SUFFIX.length)}${PLATFORM_SUFFIX}`;
+}
+
+/**
+ * The groups discovery also lists under their Kubernetes name: those kubectl 1.20 looks up by that name (see the
+ * header). Kept to this list on purpose: every other group is discovered only as `.platform`.
+ */
+export const DISCOVERY_ALIAS_GROUPS: readonly string[] = ['certificates.k8s.io', 'metrics.k8s.io'];
+
+/** The `.platform` group a discovery alias stands for (`metrics.k8s.io` → `metrics.platform`), if it is one. */
+export function discoveryAliasTarget(group: string): string | undefined {
+  return DISCOVERY_ALIAS_GROUPS.includes(group) ? platformGroupOf(group) : undefined;
+}
+
+/** `/apis` with the discovery alias of each listed `.platform` group served, directly before that group. */
+export function withDiscoveryAliases(list: APIGroupList): APIGroupList {
+  const aliasOf = new Map(DISCOVERY_ALIAS_GROUPS.map((requested) => [platformGroupOf(requested) ?? '', requested]));
+  if (!list.groups.some((g) => aliasOf.has(g.name))) return list;
+  const groups = list.groups.flatMap((g) => {
+    const requested = aliasOf.get(g.name);
+    return requested ? [respellDiscovery(g, { platform: g.name, requested }), g] : [g];
+  });
+  return { ...list, groups };
+}
+
+/**
+ * A discovery document (APIGroup or APIResourceList) of a `.platform` group as its alias shows it: the group's name
+ * and every `groupVersion` in the requested spelling. A copy.
+ */
+export function respellDiscovery<T extends APIGroup | APIResourceList>(doc: T, a: GroupAlias): T {
+  const gv = (s: string): string =>
+    s.startsWith(`${a.platform}/`) ? `${a.requested}${s.slice(a.platform.length)}` : s;
+  if ('groupVersion' in doc) return { ...doc, groupVersion: gv(doc.groupVersion) };
+  const g = doc as APIGroup;
+  const versions = g.versions.map((v) => ({ ...v, groupVersion: gv(v.groupVersion) }));
+  return {
+    ...g,
+    name: g.name === a.platform ? a.requested : g.name,
+    versions,
+    ...(g.preferredVersion
+      ? { preferredVersion: { ...g.preferredVersion, groupVersion: gv(g.preferredVersion.groupVersion) } }
+      : {}),
+  } as T;
 }
 
 /** An apiVersion with a Kubernetes group spelling respelled as the platform's (`coordination.k8s.io/v1` → `...platform/v1`). */

@@ -38,7 +38,7 @@ import {
 import { watchHandler } from './handlers/watch';
 import { patchHandler } from './handlers/patch';
 import { negotiateOutput, type OutputFormat } from './negotiation/negotiate';
-import { setResponseGroupAlias } from './group-alias';
+import { discoveryAliasTarget, respellDiscovery, setResponseGroupAlias, withDiscoveryAliases } from './group-alias';
 import { isTrueParam } from './parse-bool';
 import { isCleanPath, type RequestInfo } from './request-info';
 import { type Serializers, setResponseContentType, writeError, writeObject } from './responses/writers';
@@ -236,7 +236,7 @@ export class ApiInstaller {
         const { kind: _k, apiVersion: _a, ...rest } = grp;
         return rest;
       });
-    return { kind: 'APIGroupList', apiVersion: 'v1', groups };
+    return withDiscoveryAliases({ kind: 'APIGroupList', apiVersion: 'v1', groups });
   }
 
   /** `/api/v1` and `/apis/<group>/<version>`, or undefined for an unknown group version. */
@@ -271,6 +271,12 @@ export class ApiInstaller {
       if (parts.length === 2) return this.apiResourceList('', parts[1] as string);
     } else if (parts[0] === 'apis') {
       if (parts.length === 1) return this.apiGroupList();
+      // The Kubernetes spelling of a group that discovery lists under both names (group-alias.ts).
+      const platform = discoveryAliasTarget(parts[1] as string);
+      if (platform && parts.length <= 3) {
+        const doc = parts.length === 2 ? this.apiGroup(platform) : this.apiResourceList(platform, parts[2] as string);
+        return doc && respellDiscovery(doc, { platform, requested: parts[1] as string });
+      }
       if (parts.length === 2) return this.apiGroup(parts[1] as string);
       if (parts.length === 3) return this.apiResourceList(parts[1] as string, parts[2] as string);
     }

@@ -41,6 +41,7 @@ interface APIGroupListBody {
 }
 
 const JSON_ACCEPT = 'application/json';
+const K8S_SUFFIX = '.k8s.io';
 
 /**
  * The resources of the preferred version of every group. A group version that fails is reported in `failed` and
@@ -59,7 +60,11 @@ export async function discoverPreferredResources(rest: RestClient, signal?: Abor
     accept: JSON_ACCEPT,
     signal,
   })) as unknown as APIGroupListBody;
+  const listed = new Set((groups.groups ?? []).map((g) => g.name));
   for (const g of groups.groups ?? []) {
+    // The API server also lists the Kubernetes name of a few `.platform` groups for kubectl (`certificates.k8s.io`,
+    // `metrics.k8s.io`): aliases, skipped so that no resource is found twice.
+    if (g.name.endsWith(K8S_SUFFIX) && listed.has(`${g.name.slice(0, -K8S_SUFFIX.length)}.platform`)) continue;
     const version = g.preferredVersion?.version ?? g.versions?.[0]?.version;
     if (version) gvs.push({ group: g.name, version });
   }
