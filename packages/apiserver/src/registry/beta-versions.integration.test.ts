@@ -11,28 +11,8 @@ import { type AddressInfo } from 'node:net';
 import { generateSelfSignedCertKey } from '@platform/common';
 
 import { DEFAULT_ADMISSION_SETTINGS } from '../admission/server-admission';
-import { type Authenticator, requestAuthenticator } from '../auth/authenticator';
-import { type Authorizer, unionAuthorizer } from '../auth/authorizer';
-import { buildAuthorizer } from '../cmd/authorization-options';
+import { testSecurity } from '../testing/test-auth';
 import { startTestServer, type TestResponse, type TestServer } from '../testing/test-server';
-
-/** `Bearer <user>|<group>,...` (tests only). */
-const bearerUsers: Authenticator = {
-  async authenticate(req) {
-    const h = req.headers.authorization;
-    if (!h?.startsWith('Bearer ')) return undefined;
-    const [name = '', groups = ''] = h.slice('Bearer '.length).split('|');
-    return { user: { name, groups: groups ? groups.split(',') : [] } };
-  },
-};
-
-/** The health endpoints for everyone (the test server polls `/readyz` anonymously). */
-const health: Authorizer = {
-  authorize: async (a) =>
-    !a.resourceRequest && ['/readyz', '/livez', '/healthz'].includes(a.path)
-      ? { decision: 'allow', reason: '' }
-      : { decision: 'noOpinion', reason: '' },
-};
 
 interface Review {
   apiVersion: string;
@@ -91,20 +71,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
   hookUrl = `https://127.0.0.1:${(hook.address() as AddressInfo).port}`;
   server = await startTestServer((c) => {
-    c.security = {
-      authenticator: requestAuthenticator([bearerUsers], true),
-      authorizer: unionAuthorizer([
-        health,
-        buildAuthorizer({
-          modes: ['RBAC'],
-          policyFile: '',
-          webhookConfigFile: '',
-          webhookVersion: 'v1beta1',
-          webhookCacheAuthorizedTtlMs: 300_000,
-          webhookCacheUnauthorizedTtlMs: 30_000,
-        }),
-      ]),
-    };
+    c.security = testSecurity();
     c.admission = {
       plugins: ['NamespaceLifecycle', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook'],
       settings: DEFAULT_ADMISSION_SETTINGS,
