@@ -113,6 +113,8 @@ describe('plugin selection', () => {
       'Priority',
       'DefaultTolerationSeconds',
       'DefaultStorageClass',
+      'StorageObjectInUseProtection',
+      'PersistentVolumeClaimResize',
       'RuntimeClass',
       'CertificateApproval',
       'CertificateSigning',
@@ -122,10 +124,13 @@ describe('plugin selection', () => {
       'ValidatingAdmissionWebhook',
       'ResourceQuota',
     ]);
+    // Every default plugin is active now; an enabled one that is not implemented says so.
+    expect(warnings).toEqual([]);
+    buildAdmissionChain({ plugins: enabledPlugins(['ImagePolicyWebhook'], []), logger }, init);
     expect(warnings).toContainEqual({
       msg: 'Admission plugin enabled but inactive: it admits everything',
-      plugin: 'PersistentVolumeClaimResize',
-      reason: 'not implemented yet (no controller expands volumes)',
+      plugin: 'ImagePolicyWebhook',
+      reason: 'not implemented yet (needs its webhook configuration and ImageReview)',
     });
     expect(() => buildAdmissionChain({ plugins: ['EventRateLimit'], logger }, init)).toThrow(
       'admission plugin EventRateLimit: EventRateLimit: a configuration with limits is required',

@@ -29,6 +29,7 @@ import * as limitRanger from './plugins/limit-ranger';
 import * as namespaceAutoProvision from './plugins/namespace-autoprovision';
 import * as namespaceExists from './plugins/namespace-exists';
 import * as namespaceLifecycle from './plugins/namespace-lifecycle';
+import * as persistentVolumeClaimResize from './plugins/persistent-volume-claim-resize';
 import * as nodeRestriction from './plugins/node-restriction';
 import * as podNodeSelector from './plugins/pod-node-selector';
 import * as podTolerationRestriction from './plugins/pod-toleration-restriction';
@@ -37,6 +38,7 @@ import * as resourceQuota from './plugins/resource-quota';
 import * as runtimeClass from './plugins/runtime-class';
 import * as securityContextDeny from './plugins/security-context-deny';
 import * as serviceAccount from './plugins/service-account';
+import * as storageObjectInUseProtection from './plugins/storage-object-in-use-protection';
 import * as taintNodesByCondition from './plugins/taint-nodes-by-condition';
 import { mutatingFactory, validatingFactory } from './webhook/plugin';
 
@@ -121,12 +123,14 @@ const FACTORIES: Record<string, PluginFactory> = {
   NamespaceExists: namespaceExists.factory,
   NamespaceLifecycle: namespaceLifecycle.factory,
   NodeRestriction: nodeRestriction.factory,
+  PersistentVolumeClaimResize: persistentVolumeClaimResize.factory,
   PodNodeSelector: podNodeSelector.factory,
   PodTolerationRestriction: podTolerationRestriction.factory,
   Priority: priority.factory,
   ResourceQuota: resourceQuota.factory,
   RuntimeClass: runtimeClass.factory,
   ServiceAccount: serviceAccount.factory,
+  StorageObjectInUseProtection: storageObjectInUseProtection.factory,
   TaintNodesByCondition: taintNodesByCondition.factory,
   MutatingAdmissionWebhook: mutatingFactory,
   ValidatingAdmissionWebhook: validatingFactory,
@@ -137,10 +141,7 @@ export const NOT_IMPLEMENTED: Record<string, string> = {
   ImagePolicyWebhook: 'not implemented yet (needs its webhook configuration and ImageReview)',
   PodSecurityPolicy: 'the kind PodSecurityPolicy (policy/v1beta1) does not exist yet',
   PersistentVolumeLabel: 'no cloud provider labels volumes',
-  StorageObjectInUseProtection:
-    'its finalizers would keep claims and volumes forever: the pvc-protection and pv-protection controllers do not exist yet',
   OwnerReferencesPermissionEnforcement: 'not implemented yet',
-  PersistentVolumeClaimResize: 'not implemented yet (no controller expands volumes)',
 };
 
 const KNOWN = new Set<string>(ALL_ORDERED_PLUGINS);

@@ -73,7 +73,7 @@ beforeAll(async () => {
   }
   started.push(
     startControllerManager(api, [
-      '--controllers=persistentvolume-binder',
+      '--controllers=persistentvolume-binder,pvc-protection,pv-protection',
       '--enable-hostpath-provisioner',
       '--leader-elect=false',
       '--pvclaimbinder-sync-period=2s',
