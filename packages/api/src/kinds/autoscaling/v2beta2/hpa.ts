@@ -161,9 +161,10 @@ function scaleUpDefaults(r: Rules = {}): Rules {
   };
 }
 
+/** 1.21 leaves the scale-down window unset, so that the controller's --horizontal-pod-autoscaler-downscale-stabilization applies. */
 function scaleDownDefaults(r: Rules = {}): Rules {
   return {
-    stabilizationWindowSeconds: r.stabilizationWindowSeconds ?? 300,
+    ...(r.stabilizationWindowSeconds === undefined ? {} : { stabilizationWindowSeconds: r.stabilizationWindowSeconds }),
     selectPolicy: r.selectPolicy ?? 'Max',
     policies: r.policies ?? [{ type: 'Percent', value: 100, periodSeconds: 15 }],
   };
