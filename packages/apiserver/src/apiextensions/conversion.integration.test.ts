@@ -243,3 +243,26 @@ it('admission applies to custom objects: validating webhooks and object-count qu
   });
   expect(over.json.message).toContain('exceeded quota: plains');
 });
+
+it('deleting a CRD deletes its objects through the storage version: a failing webhook cannot hold the deletion up', async () => {
+  const CRDS = '/apis/apiextensions.platform/v1/customresourcedefinitions';
+  const body = crd('orders', webhook('/convert', ['v1'])) as { spec: { versions: unknown[] } };
+  body.spec.versions.reverse(); // v2, not the storage version, listed first
+  expect((await server.request('POST', CRDS, { body })).status).toBe(201);
+  await until('orders served', async () => {
+    const l = await server.request('GET', `/apis/${GROUP}/v1/namespaces/default/orders`);
+    return l.status === 200 ? l : undefined;
+  });
+  const o = await server.request('POST', `/apis/${GROUP}/v1/namespaces/default/orders`, {
+    body: { apiVersion: `${GROUP}/v1`, kind: 'Order', metadata: { name: 'o' }, spec: { color: 'blue' } },
+  });
+  expect(o.status).toBe(201);
+  const cur = (await server.request('GET', `${CRDS}/orders.${GROUP}`)).json;
+  cur.spec.conversion = webhook('/fail', ['v1']);
+  expect((await server.request('PUT', `${CRDS}/orders.${GROUP}`, { body: cur })).status).toBe(200);
+  expect((await server.request('GET', `/apis/${GROUP}/v2/namespaces/default/orders/o`)).status).toBe(500);
+  expect((await server.request('DELETE', `${CRDS}/orders.${GROUP}`)).status).toBe(200);
+  await until('the CRD and its object gone', async () =>
+    (await server.request('GET', `${CRDS}/orders.${GROUP}`)).status === 404 ? true : undefined,
+  );
+});

@@ -338,7 +338,10 @@ export class ApiExtensions {
   private async finalize(crd: CRD): Promise<void> {
     const name = crd.metadata?.name ?? '';
     const served = this.served.get(name);
-    const version = served && [...served.versions.values()][0];
+    // The storage version when it is served (as 1.21 deletes through it): no conversion, so a conversion webhook
+    // that is down cannot hold the deletion up.
+    const storageName = crd.spec?.versions?.find((v) => v.storage)?.name ?? '';
+    const version = served && (served.versions.get(storageName) ?? [...served.versions.values()][0]);
     if (version) {
       const ctx = this.ctx();
       const list = await version.main.list(ctx, {});
