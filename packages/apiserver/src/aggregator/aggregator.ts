@@ -516,7 +516,9 @@ export class Aggregator {
         const parts = info.path.split('/').filter((p) => p !== '');
         const doc =
           info.path === '/apis' || info.path === '/apis/'
-            ? withDiscoveryAliases(apiGroupList(this.discoveryEntries()))
+            ? this.host.installer.kubernetesClientCompatibility
+              ? withDiscoveryAliases(apiGroupList(this.discoveryEntries()))
+              : apiGroupList(this.discoveryEntries())
             : parts[0] === 'apis' && parts.length === 2 && info.path === `/apis/${parts[1] ?? ''}`
               ? this.apiGroupDocument(parts[1] as string)
               : undefined;

@@ -151,6 +151,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     // Priority and fairness replaces max-in-flight when the option and the APIPriorityAndFairness gate are both on.
     priorityAndFairness:
       (collected.priorityAndFairness ?? true) && (collected.featureGate?.enabled('APIPriorityAndFairness') ?? true),
+    kubernetesClientCompatibility: collected.kubernetesClientCompatibility ?? true,
     ...(collected.services ? { services: collected.services } : {}),
     ...(collected.runtimeConfig ? { runtimeConfig: collected.runtimeConfig } : {}),
     ...(collected.agentClient ? { agentClient: collected.agentClient } : {}),

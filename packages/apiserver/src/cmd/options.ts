@@ -41,6 +41,7 @@ export type ApiServerFlagsConfig = Partial<
     | 'services'
     | 'runtimeConfig'
     | 'priorityAndFairness'
+    | 'kubernetesClientCompatibility'
     | 'bootstrap'
     | 'agentClient'
   >
@@ -286,6 +287,7 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
   platformServiceNodePort = 0;
   shutdownDelayMs = 0;
   enablePriorityAndFairness = true;
+  kubernetesClientCompatibility = true;
   goawayChance = 0;
   serverProcesses = 0;
   eventTtlMs = 3600_000;
@@ -378,6 +380,12 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
         'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure.',
         this.shutdownDelayMs,
         (v) => (this.shutdownDelayMs = v),
+      ),
+      boolFlag(
+        'kubernetes-client-compatibility',
+        "If true, the server also answers Kubernetes' spellings: .k8s.io groups in paths and bodies (as their .platform groups), application/vnd.kubernetes.protobuf and the meta.k8s.io views, so that kubectl, client-go programs and the official clients work unchanged; if false, only the platform's spellings are served",
+        this.kubernetesClientCompatibility,
+        (v) => (this.kubernetesClientCompatibility = v),
       ),
       boolFlag(
         'enable-priority-and-fairness',
@@ -549,6 +557,7 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
     if (this.runtimeConfig.size > 0) config.runtimeConfig = new Map(this.runtimeConfig);
     (config.inert ??= []).push(...this.inert);
     config.priorityAndFairness = this.enablePriorityAndFairness;
+    config.kubernetesClientCompatibility = this.kubernetesClientCompatibility;
   }
 }
 

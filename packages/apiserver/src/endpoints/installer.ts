@@ -139,6 +139,9 @@ export class ApiInstaller {
   /** group → version → scopes in registration order. */
   private readonly byGroupVersion = new Map<string, Map<string, RequestScope[]>>();
 
+  /** `--kubernetes-client-compatibility`: `/apis` also lists the Kubernetes names of some groups (group-alias.ts). */
+  kubernetesClientCompatibility = true;
+
   constructor(
     private readonly serializers: Serializers,
     private readonly serverAddress: () => string,
@@ -236,7 +239,8 @@ export class ApiInstaller {
         const { kind: _k, apiVersion: _a, ...rest } = grp;
         return rest;
       });
-    return withDiscoveryAliases({ kind: 'APIGroupList', apiVersion: 'v1', groups });
+    const list: APIGroupList = { kind: 'APIGroupList', apiVersion: 'v1', groups };
+    return this.kubernetesClientCompatibility ? withDiscoveryAliases(list) : list;
   }
 
   /** `/api/v1` and `/apis/<group>/<version>`, or undefined for an unknown group version. */

@@ -52,6 +52,7 @@ import { type AuditConfig, buildAuditor } from '../audit/config';
 import { audit, auditPanics, auditReceived, auditRejected, auditUpgrade } from '../filters/audit';
 import { connectionThrottle } from '../filters/connection-throttle';
 import { cors } from '../filters/cors';
+import { kubernetesSpellingsRefused } from '../filters/kubernetes-spellings';
 import { hsts } from '../filters/hsts';
 import { getRequestInfo, getUser, type Middleware } from '../filters/request-info';
 import { maxInFlight } from '../filters/max-in-flight';
@@ -190,6 +191,8 @@ export interface ApiServerConfig {
   aggregator?: AggregatorConfig;
   /** `--enable-priority-and-fairness` with the APIPriorityAndFairness gate: queuing replaces max-in-flight. Unset: off. */
   priorityAndFairness?: boolean;
+  /** `--kubernetes-client-compatibility` (default true): the `.k8s.io` and Kubernetes media type aliases. */
+  kubernetesClientCompatibility?: boolean;
   /** Injectable clock (tests). */
   now?: () => number;
   /** The ServerSideApply feature gate (beta, on unless false): apply patches and `metadata.managedFields`. */
@@ -320,6 +323,7 @@ export class ApiServer {
       }
     };
     this.installer = new ApiInstaller(this.serializers, () => `${config.advertiseAddress}:${port()}`);
+    this.installer.kubernetesClientCompatibility = config.kubernetesClientCompatibility !== false;
     this.admission = config.admission
       ? serverAdmission(config.admission, {
           scheme: this.scheme,
@@ -580,6 +584,7 @@ export class ApiServer {
     const throttle = connectionThrottle(t?.maxConnectionBytesPerSec ?? 0);
     if (throttle) filters.push(throttle);
     filters.push(authorization(this.authorizer, this.serializers, log));
+    if (this.config.kubernetesClientCompatibility === false) filters.push(kubernetesSpellingsRefused(this.serializers));
     filters.push(discoveryHandler(this.config.authentication?.discovery));
     filters.push(this.aggregator.filter());
     let openapi: OpenApiDocument | undefined;
