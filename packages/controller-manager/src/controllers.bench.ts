@@ -775,6 +775,7 @@ async function runNodeLifecycle(store: string): Promise<void> {
     const m0 = await requestsByMethod(port);
     const cpu0 = { cm: cpuSeconds(cm.child.pid), api: cpuSeconds(api.process.child.pid), own: ownCpuSeconds() };
     const beats0 = beats.writes;
+    beats.maxGap = 0; // from here on: the gaps of the steady state alone
     const s0 = Date.now();
     await sleep(STEADY_MS);
     const minutes = (Date.now() - s0) / 60_000;
@@ -785,6 +786,7 @@ async function runNodeLifecycle(store: string): Promise<void> {
     );
 
     const stop = Date.now();
+    beats.maxGap = 0;
     for (let i = 0; i < NODES_DOWN; i++) beats.stopped.add(i);
     for (const n of nodes.indexer.list()) look(n);
     await waitFor(
@@ -798,7 +800,7 @@ async function runNodeLifecycle(store: string): Promise<void> {
     const firstExecute = (Math.min(...noExecuteAt.values()) - stop) / 1000;
     await sleep(3000);
     console.log(
-      `${tag}: ${NODES_DOWN} nodes stopped heartbeating (grace ${NODE_GRACE}, eviction rate ${NODE_EVICTION_RATE}/s) → all Unknown after ${since(unknownAt)} (from each one's last renewal: median ${median(afterRenewal).toFixed(1)} s, max ${Math.max(...afterRenewal).toFixed(1)} s), all unreachable:NoSchedule after ${since(noScheduleAt)}, unreachable:NoExecute from ${firstExecute.toFixed(1)} s to ${since(noExecuteAt)}; controller-manager writes ${writesBetween(m1, await requestsByMethod(port)).text}; healthy nodes tainted or not Ready: ${touched.size}`,
+      `${tag}: ${NODES_DOWN} nodes stopped heartbeating (grace ${NODE_GRACE}, eviction rate ${NODE_EVICTION_RATE}/s) → all Unknown after ${since(unknownAt)} (from each one's last renewal: median ${median(afterRenewal).toFixed(1)} s, max ${Math.max(...afterRenewal).toFixed(1)} s), all unreachable:NoSchedule after ${since(noScheduleAt)}, unreachable:NoExecute from ${firstExecute.toFixed(1)} s to ${since(noExecuteAt)}; controller-manager writes ${writesBetween(m1, await requestsByMethod(port)).text}; healthy nodes tainted or not Ready: ${touched.size} (their longest gap between two renewals meanwhile ${(beats.maxGap / 1000).toFixed(1)} s)`,
     );
   } finally {
     beats.stop();
