@@ -32,8 +32,7 @@ async function startApiServer(
     ...extraArgs,
   ]);
   const url = `https://127.0.0.1:${port}`;
-  // On etcd the server runs a process per CPU (--server-processes), each bootstrapping itself: generous on a busy
-  // machine.
+  // Generous: a busy machine, and with --server-processes each process bootstraps itself.
   await waitFor(
     'the API server to be ready',
     async () => (await get(`${url}/readyz`, undefined)).status === 200,

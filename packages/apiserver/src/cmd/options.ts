@@ -289,7 +289,7 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
   enablePriorityAndFairness = true;
   kubernetesClientCompatibility = true;
   goawayChance = 0;
-  serverProcesses = 0;
+  serverProcesses = 1;
   eventTtlMs = 3600_000;
   deleteCollectionWorkers = 1;
   serviceClusterIPRange = '';
@@ -404,7 +404,7 @@ export class ServerRunOptions extends OptionGroupBase<ApiServerFlagsConfig> {
       ),
       intFlag(
         SERVER_PROCESSES_FLAG,
-        'The number of processes serving the API on the secure port, each a whole API server over the same backing store (one primary process supervises them, restarts one that dies, and stops them on SIGTERM). 0 chooses: the number of CPUs with etcd, 1 with the embedded store, which only one process may own.',
+        'The number of processes serving the API on the secure port, each a whole API server over the same backing store (one primary process supervises them, restarts one that dies, and stops them on SIGTERM). 0: the number of CPUs with etcd, 1 with the embedded store, which only one process may own. The default is 1 until several are shown to pay for their memory (each adds about 130 MiB).',
         this.serverProcesses,
         (v) => (this.serverProcesses = v),
         { range: { min: 0 } },
