@@ -414,9 +414,12 @@ async function run(ctx: ControllerContext, o: NodeLifecycleConfig): Promise<void
 
   /** One pass over every node's heartbeats (Kubernetes' `monitorNodeHealth`). */
   const monitor = async (): Promise<void> => {
-    const now = Date.now();
     for (const n of nodes.indexer.list()) {
       if (signal.aborted) return;
+      // The time of this node's check, not of the pass's start: the writes for silent nodes before it can take
+      // seconds, and a heartbeat seen now stamped with the pass's start would look that much older at the next
+      // pass (1.21 takes the time per node too). At 1,000 nodes with 100 silent, it marked live nodes Unknown.
+      const now = Date.now();
       const name = n.metadata?.name ?? '';
       const ready = condition(n, 'Ready');
       const lease: Lease | undefined = leases.indexer.get(`${NODE_LEASE_NAMESPACE}/${name}`);
