@@ -5,10 +5,10 @@
  * `platform status`, `logs` and a second `up` on the same directory are checked on the running cluster.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 import { freePort } from '@platform/apiserver';
 
@@ -268,3 +268,74 @@ it('runs a Deployment to running containers, scales it, rolls it out and back, a
     180_000,
   );
 }, 900_000);
+
+it("keeps a Service's Endpoints and EndpointSlices on its ready pods, following their readiness", async () => {
+  const flag = join(mkdtempSync(join(tmpdir(), 'e2e-ready-')), 'ready');
+  chmodSync(dirname(flag), 0o755);
+  const pod = (name: string, probe: boolean): object => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels: { app: 'ep' } },
+    spec: {
+      containers: [
+        {
+          name: 'c',
+          image: 'busybox',
+          command: ['sleep', '3600'],
+          ...(probe ? { readinessProbe: { exec: { command: ['test', '-e', flag] }, periodSeconds: 1 } } : {}),
+        },
+      ],
+    },
+  });
+  ok(k(['create', 'namespace', 'ep']));
+  // Pods need the namespace's default ServiceAccount, which the controller manager creates a moment later.
+  await waitFor(
+    'the default ServiceAccount of ep',
+    async () => k(['get', 'serviceaccount', 'default', '-n', 'ep']).status === 0,
+    120_000,
+  );
+  const list = { apiVersion: 'v1', kind: 'List', items: [pod('steady', false), pod('flip', true)] };
+  ok(k(['apply', '-n', 'ep', '-f', '-'], JSON.stringify(list)));
+  ok(k(['create', 'service', 'clusterip', 'ep', '-n', 'ep', '--tcp=80:8080']));
+  // `kubectl create service` selects app=<name>: both pods.
+  const view = (): { ready: string[]; notReady: string[]; sliceReady: string[]; sliceNotReady: string[] } => {
+    const names = (xs: { targetRef?: { name?: string } }[] | undefined): string[] =>
+      (xs ?? []).map((x) => x.targetRef?.name ?? '').sort();
+    const ep = JSON.parse(ok(k(['get', 'endpoints', 'ep', '-n', 'ep', '-o', 'json']))) as {
+      subsets?: {
+        addresses?: { targetRef?: { name?: string } }[];
+        notReadyAddresses?: { targetRef?: { name?: string } }[];
+      }[];
+    };
+    const slices = JSON.parse(
+      ok(k(['get', 'endpointslices', '-n', 'ep', '-l', 'kubernetes.io/service-name=ep', '-o', 'json'])),
+    ) as { items: { endpoints?: { targetRef?: { name?: string }; conditions?: { ready?: boolean } }[] }[] };
+    const endpoints = slices.items.flatMap((s) => s.endpoints ?? []);
+    return {
+      ready: (ep.subsets ?? []).flatMap((s) => names(s.addresses)).sort(),
+      notReady: (ep.subsets ?? []).flatMap((s) => names(s.notReadyAddresses)).sort(),
+      sliceReady: names(endpoints.filter((e) => e.conditions?.ready === true)),
+      sliceNotReady: names(endpoints.filter((e) => e.conditions?.ready !== true)),
+    };
+  };
+  const expectView = async (what: string, ready: string[], notReady: string[]): Promise<void> => {
+    let last = {};
+    await waitFor(
+      what,
+      async () => {
+        last = view();
+        return JSON.stringify(last) === JSON.stringify({ ready, notReady, sliceReady: ready, sliceNotReady: notReady });
+      },
+      180_000,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; last seen: ${JSON.stringify(last)}`);
+    });
+  };
+  await expectView('the probed pod not ready, the other ready', ['steady'], ['flip']);
+  writeFileSync(flag, '');
+  chmodSync(flag, 0o644);
+  await expectView('both ready once the probe passes', ['flip', 'steady'], []);
+  rmSync(flag);
+  await expectView('the probed pod not ready again', ['steady'], ['flip']);
+  ok(k(['delete', 'namespace', 'ep', '--wait=false']));
+}, 600_000);
