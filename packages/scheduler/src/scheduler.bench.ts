@@ -207,9 +207,7 @@ function cpuSecondsOf(pid: number | undefined): number {
   return (Number(stat[11]) + Number(stat[12])) / 100;
 }
 
-async function runCase(
-  k: Case,
-): Promise<{
+async function runCase(k: Case): Promise<{
   podsPerSecond: number;
   seconds: number;
   schedulerCpuS: number;
