@@ -111,6 +111,12 @@ it('serves node metrics through the aggregation layer', async () => {
 }, 180_000);
 
 it('prints the figures of kubectl top node and kubectl top pod, a busy pod using CPU', async () => {
+  // A pod needs its namespace's default ServiceAccount, which the controller manager creates a moment after start.
+  await waitFor(
+    'the default ServiceAccount',
+    async () => k(['get', 'serviceaccount', 'default']).status === 0,
+    120_000,
+  );
   const created = k([
     'run',
     'burner',

@@ -164,7 +164,8 @@ const IMAGE_GC_PERIOD_MS = 5 * 60_000;
  * CRI's reopening of logs. Periods shorten in tests through `PLATFORM_AGENT_HOUSEKEEPING_MS`.
  */
 export function startCriHousekeeping(runtime: Runtime, v: AgentValues, log: Logger, signal: AbortSignal): void {
-  if (v.containerRuntime !== 'remote' || !(runtime instanceof criRuntime().CriRuntime)) return;
+  // By the runtime's name first: the CRI module (and its gRPC) is loaded only for a remote runtime.
+  if (runtime.name !== 'remote' || !(runtime instanceof criRuntime().CriRuntime)) return;
   const rotator = new ContainerLogRotator(runtime, {
     maxSizeBytes: Number(parseQuantity(v.containerLogMaxSize).value()),
     maxFiles: v.containerLogMaxFiles,
