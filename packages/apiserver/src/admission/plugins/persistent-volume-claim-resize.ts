@@ -4,7 +4,7 @@
  * sets `allowVolumeExpansion: true`; the persistentvolume-expander controller then grows the volume. Shrinking and
  * other changes are left to validation.
  */
-import { parseQuantity, type PersistentVolumeClaim, type StorageClass } from '@platform/api';
+import { claimClass, parseQuantity, type PersistentVolumeClaim, type StorageClass } from '@platform/api';
 
 import { type InternalClient } from '../internal-client';
 import {
@@ -15,16 +15,10 @@ import {
   type Operation,
   type PluginFactory,
 } from '../interfaces';
-import { BETA_STORAGE_CLASS_ANNOTATION } from './default-storage-class';
 
 export const NAME = 'PersistentVolumeClaimResize';
 
 const STORAGE_CLASSES = { group: 'storage.platform', resource: 'storageclasses' };
-
-/** The claim's class: the beta annotation first, then `spec.storageClassName` (1.21 `GetPersistentVolumeClaimClass`). */
-function claimClass(pvc: PersistentVolumeClaim): string {
-  return pvc.metadata?.annotations?.[BETA_STORAGE_CLASS_ANNOTATION] ?? pvc.spec?.storageClassName ?? '';
-}
 
 function storageRequest(pvc: PersistentVolumeClaim): ReturnType<typeof parseQuantity> | undefined {
   const q = pvc.spec?.resources?.requests?.storage;
