@@ -35,6 +35,8 @@ interface Seen {
 /** The test extension server: one group version with one resource, `flunders`. */
 class Extension {
   readonly seen: Seen[] = [];
+  /** The `/openapi/v2` requests, kept apart (tests clear `seen`; the aggregator fetches the document at any time). */
+  readonly openApiFetches: Seen[] = [];
   /** While false, discovery answers 500 (the server is "down" for the availability controller). */
   healthy = true;
   server!: https.Server;
@@ -69,7 +71,9 @@ class Extension {
 
   private note(req: IncomingMessage): void {
     const cert = (req.socket as TLSSocket).getPeerCertificate();
-    this.seen.push({ path: req.url ?? '', headers: req.headers, clientCN: cert?.subject?.CN as string | undefined });
+    const seen = { path: req.url ?? '', headers: req.headers, clientCN: cert?.subject?.CN as string | undefined };
+    this.seen.push(seen);
+    if (seen.path === '/openapi/v2') this.openApiFetches.push(seen);
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -484,6 +488,10 @@ describe('the aggregation layer', () => {
       return r.json?.definitions?.['example.wardle.v1alpha1.Flunder'] ? r.json : undefined;
     });
     expect(doc.definitions['io.platform.api.core.v1.Pod'] ?? Object.keys(doc.definitions).length > 100).toBeTruthy();
+    // The document was fetched as 1.21's aggregator does: front-proxy certificate, user `system:aggregator`.
+    const fetched = ext.openApiFetches[0];
+    expect(fetched?.clientCN).toBe('front-proxy-client');
+    expect(fetched?.headers['x-remote-user']).toBe('system:aggregator');
     const pb = await get('/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
     expect(pb.status).toBe(200);
     expect(pb.body.includes(Buffer.from('example.wardle.v1alpha1.Flunder'))).toBe(true);

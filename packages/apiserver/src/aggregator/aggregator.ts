@@ -64,6 +64,7 @@ import {
   resolveLocation,
   serverNameOf,
   type UserHeaders,
+  userHeaders,
 } from './proxy';
 
 /** The aggregator's options. */
@@ -144,6 +145,9 @@ function serialized(fn: () => Promise<void>): () => Promise<void> {
 }
 
 const APIREGISTRATION = 'apiregistration.platform';
+
+/** The user the aggregator's own requests to extension servers are made as (1.21's `aggregatorUser`). */
+const AGGREGATOR_USER = 'system:aggregator';
 
 /** The aggregation layer of one API server. */
 export class Aggregator {
@@ -394,7 +398,13 @@ export class Aggregator {
           agent: agentFor(a, this.tls()),
           servername: serverNameOf(a),
           timeout: this.config.probeTimeoutMs ?? 5000,
-          headers: { accept: 'application/json' },
+          // As 1.21's OpenAPI downloader: the extension server sees the request as `system:aggregator`, through the
+          // same front-proxy headers (and client certificate) as proxied requests, so its delegated authorization
+          // decides (the `system:discovery` role allows `/openapi/*` to every authenticated user).
+          headers: {
+            accept: 'application/json',
+            ...userHeaders({ name: AGGREGATOR_USER, groups: [] }, this.userHeaders),
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];

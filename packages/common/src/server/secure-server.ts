@@ -20,7 +20,7 @@
  * (long-running requests such as watches and the daemon's loops end on it), in-flight requests drain (bounded by
  * the drain timeout, then connections are closed), and the shutdown hooks run in reverse registration order.
  */
-import { once } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import {
   createSecureServer,
@@ -133,7 +133,11 @@ export class SecureServer {
   readonly health = new HealthRegistry();
   readonly metrics: MetricsRegistry;
   private readonly log: Logger;
-  private readonly controller = new AbortController();
+  /**
+   * Every informer, reflector and controller loop of the server listens for shutdown on its signal: a dozen or more
+   * is the normal case, not a leak (Node warns past 10).
+   */
+  private readonly controller = unlimitedListeners(new AbortController());
   private readonly postStartHooks: { name: string; hook: Hook }[] = [];
   private readonly shutdownHooks: { name: string; hook: () => Promise<void> | void }[] = [];
   private readonly preShutdownHooks: { name: string; hook: () => Promise<void> | void }[] = [];
@@ -533,4 +537,9 @@ export class SecureServer {
       signals.off('SIGINT', handler);
     };
   }
+}
+
+function unlimitedListeners(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
