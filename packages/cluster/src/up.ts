@@ -315,7 +315,11 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
         { commonName: `system:node:${nodeName}`, usage: 'server', dns: [nodeName, 'localhost'], ips: ['127.0.0.1'] },
       );
     const urls = apiPorts.map((p) => `https://${host}:${p}`);
-    writeKubeconfig(f, urls[0]!, tokens.get(ADMIN.name)!);
+    // With several API servers, the node agents (one each, unlike the controller managers and schedulers) and the
+    // admin's client configuration reach them through a balancer that fails over, so that losing any one API server
+    // leaves the nodes and kubectl working.
+    if (o.servers > 1) balancer = await startBalancer(host, apiPorts);
+    writeKubeconfig(f, balancer ? `https://127.0.0.1:${balancer.port}` : urls[0]!, tokens.get(ADMIN.name)!);
 
     /** The user's extra flags of a kind of daemon (`--controller-manager-arg` ...); they come last, so they win. */
     const extra = (kind: DaemonKind): string[] => o.extraArgs?.[kind] ?? [];
@@ -441,9 +445,6 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
           extra: [`--simulate-nodes=${o.simulateNodes}`, `--hostname-override=${o.nodeName}-sim`],
           detail: `${o.simulateNodes} simulated node(s)`,
         });
-      // With several API servers, the node agents (one each, unlike the controller managers and schedulers) reach
-      // them through a balancer that fails over, so that losing any one API server leaves the nodes working.
-      if (o.servers > 1) balancer = await startBalancer(host, apiPorts);
       const agentServer = balancer ? `https://127.0.0.1:${balancer.port}` : urls[0]!;
       for (const a of agents) {
         const conf = writeKubeconfig(f, agentServer, tokens.get(a.id.name)!, a.id);
@@ -630,10 +631,9 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
     const clients = stopping ? [] : await clientDaemons();
     const first = bring(apiSpec(0, apiPorts[0]!), urls[0]!, true);
     const rest = clients.map(([spec, detail]) => bring(spec, detail, false));
-    if (await first) {
-      rest.push(openDiscovery(), metricsServer());
-      for (const [i, port] of apiPorts.entries()) if (i > 0) rest.push(bring(apiSpec(i, port), urls[i]!, true));
-    }
+    // The other API servers start with the first: each bootstraps the same defaults, as several kube-apiservers do.
+    for (const [i, port] of apiPorts.entries()) if (i > 0) rest.push(bring(apiSpec(i, port), urls[i]!, true));
+    if (await first) rest.push(openDiscovery(), metricsServer());
     await Promise.all(rest);
 
     if (!stopping) {
