@@ -66,6 +66,26 @@ export interface StoreListOptions {
   startKey?: string;
 }
 
+/**
+ * What a consistent read of a prefix needs from a watch of it (`Store.freshness`), read as a quorum read would be:
+ * a watch consumer that has applied every event of the prefix up to revision C holds the prefix's state as of
+ * `revision` (so it may answer a consistent read) when
+ * - C >= `revision`; or
+ * - C >= `lastChange` (a store that knows the revision of the prefix's last change, deletes included: SQLite); or
+ * - C >= `live.lastModRevision` and the consumer holds exactly `live.count` keys under the prefix (etcd: a read
+ *   shows the newest modRevision of the live keys but not deletes, which the count then reveals: if every key live
+ *   at `revision` was last written at or before C, the keys at `revision` are a subset of those at C with the same
+ *   values, and equal counts make them the same set).
+ */
+export interface PrefixFreshness {
+  /** The store's revision at the read (linearizable: at least every write acknowledged before it was asked). */
+  revision: Revision;
+  /** The revision of the last change (put or delete) under the prefix, up to `revision` or later. */
+  lastChange?: Revision;
+  /** The newest modRevision of a key under the prefix at `revision` (or the `after` asked, if larger), and the keys. */
+  live?: { lastModRevision: Revision; count: number };
+}
+
 /** Options of `Store.watch`. */
 export interface StoreWatchOptions {
   /** Deliver `progress` events from time to time (bookmarks). */
@@ -109,6 +129,13 @@ export interface Store {
    * stores without it send progress on their own schedule only.
    */
   requestProgress?(): void;
+  /**
+   * See `PrefixFreshness`: what proves a watch consumer (the watch cache) current for a consistent read of `prefix`,
+   * read linearizably and without reading values where the store can. `after` is the revision the consumer has
+   * reached (an etcd read then only looks at keys written after it). Optional: without it, consistent reads go to
+   * the store.
+   */
+  freshness?(prefix: string, after: Revision): Promise<PrefixFreshness>;
   /**
    * Discards history before `revision`: reads at older revisions and watches from before it then fail with
    * Compacted. Compacting at or below the compacted revision is a no-op. RevisionTooLarge beyond the current one.

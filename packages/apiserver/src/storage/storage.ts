@@ -23,7 +23,7 @@ import {
 } from './errors';
 import { EventQueue } from './event-queue';
 import { type ValueTransformer } from './encryption/providers';
-import { type KeyValue, type Revision, type Store, type StoreEvent } from './interface';
+import { type KeyValue, type PrefixFreshness, type Revision, type Store, type StoreEvent } from './interface';
 
 /** Options of `Storage.get`. */
 export interface GetOptions {
@@ -119,6 +119,11 @@ export interface Storage {
   watch(key: string, opts?: WatchOptions): Watch;
   /** Asks the store's watches for a progress notification (bookmark) soon, where the store can (see `Store`). */
   requestProgress?(): void;
+  /**
+   * What proves a watch of `prefix` current for a consistent read (`Store.freshness`); undefined when the store
+   * cannot tell (consistent reads then go to the store).
+   */
+  freshness?(prefix: string, after: Revision): Promise<PrefixFreshness | undefined>;
   /** Throws when the backing store does not answer in time. */
   readinessCheck(): Promise<void>;
 }
@@ -214,6 +219,11 @@ export class StoreStorage implements Storage {
 
   requestProgress(): void {
     this.store.requestProgress?.();
+  }
+
+  /** See `Storage.freshness`. */
+  async freshness(prefix: string, after: Revision): Promise<PrefixFreshness | undefined> {
+    return this.store.freshness?.(prefix, after);
   }
 
   /** Decodes a stored value; InvalidObject naming the key when the codec fails. */

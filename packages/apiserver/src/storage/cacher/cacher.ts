@@ -10,10 +10,23 @@
  *
  * It serves: watches from a recent resourceVersion (older than the ring → Compacted, i.e. 410 "too old resource
  * version"); resourceVersion=0 gets and lists; "not older than N" gets and lists once it has caught up to N (it waits
- * at most `waitTimeoutMs`, then throws RevisionTooLarge, which the API turns into 504 + Retry-After). Everything else
- * (unversioned reads, Exact and continued lists, limited lists at N) and every write goes to the underlying storage
- * (`pkg/storage/cacher/delegator.go`). Bookmarks: every progress of the underlying watch is passed on to client
- * watches that allow bookmarks.
+ * at most `waitTimeoutMs`, then throws RevisionTooLarge, which the API turns into 504 + Retry-After); consistent lists
+ * (no resourceVersion, no limit), once the store has proved it current (below). Everything else (unversioned gets,
+ * Exact, continued and limited lists) and every write goes to the underlying storage
+ * (`pkg/storage/cacher/delegator.go`).
+ *
+ * Consistent lists from the cache (Kubernetes 1.31's ConsistentListFromCache, `consistentListFromCache`): the
+ * store answers, linearizably and without sending values, what the cache must have applied to hold the prefix's
+ * state as of now (`Store.freshness`: on etcd a keys-only range for the newest key written since the cache's
+ * revision, with the prefix's key count; on SQLite the committed revision and the last change its watches were
+ * given). The list is served from memory as soon as the cache has applied that (usually at once, or after the events
+ * in flight), carrying the cache's revision; it sees every write acknowledged before it started. If the cache cannot
+ * show it within `consistentReadWaitMs`, or the store cannot tell, the store answers the list as before. Kubernetes
+ * waits for the store's current revision through etcd progress requests instead; etcd 3.4 answers those unsafely
+ * (see `etcd3/etcd3-store.ts`), and the revision moves with every other resource's writes, which this cache does not
+ * see. Unversioned gets stay with the store: proving one key current costs the same read as reading it.
+ *
+ * Bookmarks: every progress of the underlying watch is passed on to client watches that allow bookmarks.
  *
  * Objects in the cache are deep-frozen when they enter it and handed out as they are, never copied (a 10k list from
  * memory costs a walk of the sorted keys): callers must treat them as read-only, and a mutation attempt throws a
@@ -27,7 +40,7 @@ import { type ApiObject } from '../api-object';
 import { compacted, isStorageError, keyNotFound, revisionTooLarge, unreachable } from '../errors';
 import { EventQueue } from '../event-queue';
 import { deepFreeze } from '../immutable';
-import { type Revision } from '../interface';
+import { type PrefixFreshness, type Revision } from '../interface';
 import {
   encodeContinue,
   parseResourceVersion,
@@ -63,6 +76,13 @@ export interface CacherOptions {
   now?: () => number;
   /** Delay before re-listing after the underlying watch failed, ms. Default 1000. */
   relistDelayMs?: number;
+  /** Serve consistent lists from memory once the store proves the cache current (module comment). Default true. */
+  consistentListFromCache?: boolean;
+  /**
+   * How long a consistent list waits for the cache to apply what the store said is current before the store answers
+   * the list instead, ms. Default 1000.
+   */
+  consistentReadWaitMs?: number;
   /**
    * A client watch with more undelivered events than this is too slow: it is ended (the client re-watches from
    * the last resourceVersion it saw, as after any closed watch). Default max(10 × capacity, 10000).
@@ -134,9 +154,18 @@ export class Cacher implements Storage {
     this.now = options.now ?? Date.now;
     this.relistDelayMs = options.relistDelayMs ?? 1000;
     this.maxWatcherBacklog = options.maxWatcherBacklog ?? Math.max(this.capacity * 10, 10000);
+    this.consistentFromCache = options.consistentListFromCache ?? true;
+    this.consistentReadWaitMs = options.consistentReadWaitMs ?? 1000;
   }
 
   private readonly maxWatcherBacklog: number;
+
+  private readonly consistentFromCache: boolean;
+
+  private readonly consistentReadWaitMs: number;
+
+  /** Consistent lists answered from memory and by the store (for tests and metrics). */
+  readonly consistentLists = { fromCache: 0, fromStorage: 0 };
 
   private readonly relistDelayMs: number;
 
@@ -329,6 +358,15 @@ export class Cacher implements Storage {
   /** See `Storage.list`: served from memory for resourceVersion '0' and "not older than N" (see the module comment). */
   async list(prefix: string, opts: ListOptions = {}): Promise<ApiObjectList> {
     const rv = parseResourceVersion(opts.resourceVersion);
+    if (rv === undefined && this.consistentFromCache && this.servesConsistently(prefix, opts)) {
+      const fromCache = await this.consistentList(prefix.endsWith('/') ? prefix : `${prefix}/`, opts.predicate);
+      if (fromCache) {
+        this.consistentLists.fromCache++;
+        return fromCache;
+      }
+      this.consistentLists.fromStorage++;
+      return this.storage.list(prefix, opts);
+    }
     const delegate =
       rv === undefined ||
       opts.continue ||
@@ -360,6 +398,70 @@ export class Cacher implements Storage {
       lastKey = key;
     }
     return { items, resourceVersion: readRv.toString() };
+  }
+
+  /** A consistent list the cache may answer: whole (no limit or continue), under this resource, no match given. */
+  private servesConsistently(prefix: string, opts: ListOptions): boolean {
+    const dir = prefix.endsWith('/') ? prefix : `${prefix}/`;
+    return (
+      dir.startsWith(this.prefix) &&
+      !opts.continue &&
+      opts.limit === undefined &&
+      opts.resourceVersionMatch === undefined &&
+      this.storage.freshness !== undefined
+    );
+  }
+
+  /**
+   * A consistent list of `dir` from memory, once the cache holds what the store says is current (see the module
+   * comment); undefined when the store cannot tell or the cache does not get there within `consistentReadWaitMs`.
+   */
+  private async consistentList(dir: string, predicate: Predicate | undefined): Promise<ApiObjectList | undefined> {
+    if (!this.ready) return undefined;
+    let proof: PrefixFreshness | undefined;
+    try {
+      proof = await this.storage.freshness!(dir, this.rv);
+    } catch {
+      return undefined; // the store answers the list, or says what is wrong
+    }
+    if (!proof) return undefined;
+    const current = proof;
+    const attempt = (): ApiObjectList | undefined =>
+      this.ready ? this.listIfCurrent(dir, predicate, current) : undefined;
+    const now = attempt();
+    if (now) return now;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        resolve(undefined);
+      }, this.consistentReadWaitMs);
+      // Checked after every event the cache applies, and the list taken in that same synchronous step.
+      const check = (): void => {
+        const list = attempt();
+        if (!list) return;
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve(list);
+      };
+      this.waiters.add(check);
+    });
+  }
+
+  /** The list of `dir` at the cache's revision if `f` shows the cache current (`PrefixFreshness`), else undefined. */
+  private listIfCurrent(dir: string, predicate: Predicate | undefined, f: PrefixFreshness): ApiObjectList | undefined {
+    const at = this.rv;
+    const byRevision = at >= f.revision || (f.lastChange !== undefined && at >= f.lastChange);
+    if (!byRevision && !(f.live && at >= f.live.lastModRevision)) return undefined;
+    const items: ApiObject[] = [];
+    let count = 0;
+    for (const key of this.sortedKeys.from(dir)) {
+      if (!key.startsWith(dir)) break;
+      count++;
+      const obj = this.state.get(key)!;
+      if (!predicate || predicate(obj)) items.push(obj);
+    }
+    if (!byRevision && count !== f.live!.count) return undefined;
+    return { items, resourceVersion: at.toString() };
   }
 
   /** See `Storage.watch`: served from the ring and the live event stream. */

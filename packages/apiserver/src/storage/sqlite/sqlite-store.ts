@@ -35,6 +35,7 @@ import {
   type KeyValue,
   type StoreListOptions,
   type ListResult,
+  type PrefixFreshness,
   type Revision,
   type Store,
   type StoreEvent,
@@ -83,6 +84,7 @@ export const READ_SQL = {
   countAt: `SELECT COUNT(*) AS n FROM (SELECT name, MAX(id) AS mid FROM kine WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) m
     JOIN kine k ON k.id = m.mid WHERE k.deleted = 0`,
   replay: `SELECT * FROM kine WHERE id > ? AND id <= ? AND name >= ? AND name < ? ORDER BY id`,
+  lastChange: `SELECT MAX(id) AS id FROM kine WHERE name >= ? AND name < ?`,
   pageCount: `PRAGMA page_count`,
   pageSize: `PRAGMA page_size`,
 } as const;
@@ -124,6 +126,8 @@ interface Subscriber {
   end: string;
   queue: EventQueue<StoreEvent>;
   progress: boolean;
+  /** Revision of the last row of its range pushed to it (or its start): every change of its range is at or before. */
+  last: Revision;
 }
 
 function toKv(row: LogRow): KeyValue {
@@ -168,6 +172,8 @@ export class SqliteStore implements Store {
   private inFlight: Pending[] | undefined;
   private batchId = 0;
   private readonly subscribers = new Set<Subscriber>();
+  /** `freshness` calls waiting for the rows up to their revision to be dispatched. */
+  private readonly dispatchWaiters = new Set<{ revision: Revision; done: (e?: StorageError) => void }>();
   /** Revision of the last committed row handed to subscribers; replays read up to here (invariant: no gap). */
   private dispatched: Revision;
   private closed = false;
@@ -336,6 +342,7 @@ export class SqliteStore implements Store {
         p.reject(toError(r.error));
       }
     });
+    for (const w of this.dispatchWaiters) if (w.revision <= this.dispatched) w.done();
     this.flush();
   }
 
@@ -344,7 +351,10 @@ export class SqliteStore implements Store {
     if (this.subscribers.size === 0) return;
     const ev = toEvent(row);
     for (const s of this.subscribers) {
-      if (row.id > s.after && row.name >= s.prefix && row.name < s.end) s.queue.push(ev);
+      if (row.id > s.after && row.name >= s.prefix && row.name < s.end) {
+        s.queue.push(ev);
+        s.last = row.id;
+      }
     }
   }
 
@@ -367,6 +377,7 @@ export class SqliteStore implements Store {
     for (const p of all) p.reject(err);
     for (const s of this.subscribers) s.queue.fail(err);
     this.subscribers.clear();
+    for (const w of this.dispatchWaiters) w.done(err);
   }
 
   /** See `Store.create`. */
@@ -489,6 +500,52 @@ export class SqliteStore implements Store {
     return this.revisionNow();
   }
 
+  /**
+   * See `Store.freshness`, answered without reading a value: the revision committed now (a write acknowledged, or
+   * seen by any read, before the call is at or below it), and, once every row up to it has been handed to the
+   * watches, the last change under `prefix` as the watches of the prefix saw it (the smallest `last` of those whose
+   * range covers it: each is at or after the prefix's last change, and the watch cache's own one is reached by its
+   * events). Without such a watch, the log's index answers.
+   */
+  async freshness(prefix: string, after: Revision): Promise<PrefixFreshness> {
+    if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
+    checkRevision(after, 'after');
+    this.open();
+    const revision = this.revisionNow();
+    if (this.dispatched < revision) await this.dispatchedUpTo(revision);
+    let lastChange: Revision | undefined;
+    for (const s of this.subscribers) {
+      if (prefix.startsWith(s.prefix) && (lastChange === undefined || s.last < lastChange)) lastChange = s.last;
+    }
+    if (lastChange === undefined) {
+      const row = this.stmts.lastChange.get(prefix, prefixEnd(prefix) ?? KEY_MAX) as { id: bigint | null };
+      const cr = this.compactRevisionNow();
+      lastChange = row.id !== null && row.id > cr ? row.id : cr;
+    }
+    return { revision, lastChange };
+  }
+
+  /** Resolves once the rows up to `revision` (committed) have been dispatched to watches. */
+  private dispatchedUpTo(revision: Revision): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const w = {
+        revision,
+        done: (e?: StorageError): void => {
+          clearTimeout(timer);
+          this.dispatchWaiters.delete(w);
+          if (e) reject(e);
+          else resolve();
+        },
+      };
+      // The writer answers every committed batch; this bounds a wait on a writer that died between commit and answer.
+      const timer = setTimeout(
+        () => w.done(timeout(`the SQLite writer did not report revision ${revision} within 10s`)),
+        10_000,
+      );
+      this.dispatchWaiters.add(w);
+    });
+  }
+
   /** See `Store.dbSize`: page_count × page_size of the main database file. */
   async dbSize(): Promise<number> {
     this.open();
@@ -522,6 +579,7 @@ export class SqliteStore implements Store {
       end: prefixEnd(prefix) ?? KEY_MAX,
       queue,
       progress: o.progressNotify === true,
+      last: afterRevision,
     };
     // Subscribe and replay in one synchronous step: rows up to `dispatched` come from the log, later ones live.
     try {
@@ -533,6 +591,7 @@ export class SqliteStore implements Store {
         return this.stmts.replay.all(afterRevision, upTo, sub.prefix, sub.end) as LogRow[];
       })();
       for (const row of replay) queue.push(toEvent(row));
+      if (replay.length > 0) sub.last = replay[replay.length - 1]!.id;
       this.subscribers.add(sub);
     } catch (e) {
       queue.fail(e);
@@ -568,6 +627,7 @@ export class SqliteStore implements Store {
     }
     for (const s of this.subscribers) s.queue.end();
     this.subscribers.clear();
+    for (const w of this.dispatchWaiters) w.done(unreachable('store is closed'));
     if (!this.broken) this.worker.postMessage({ type: 'close' });
     await Promise.race([this.exited, new Promise((r) => setTimeout(r, 5000).unref())]);
     await this.worker.terminate();
