@@ -307,13 +307,24 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
       ips: ['127.0.0.1'],
     });
     await ensureIssued(ca, f.metricsServerClient, { commonName: METRICS_SERVER_USER, usage: 'client' });
-    /** The node agent's serving certificate, signed by the cluster CA that the API server checks it with. */
-    const agentServing = (name: string, nodeName: string): Promise<PairFiles> =>
+    /** A daemon's serving certificate (`<pki>/<name>-serving.crt`), signed by the cluster CA, for 127.0.0.1. */
+    const serving = (name: string, commonName: string, dns: string[] = []): Promise<PairFiles> =>
       ensureIssued(
         ca,
         { certFile: join(f.pkiDir, `${name}-serving.crt`), keyFile: join(f.pkiDir, `${name}-serving.key`) },
-        { commonName: `system:node:${nodeName}`, usage: 'server', dns: [nodeName, 'localhost'], ips: ['127.0.0.1'] },
+        { commonName, usage: 'server', dns: [...dns, 'localhost'], ips: ['127.0.0.1'] },
       );
+    /** The node agent's serving certificate, signed by the cluster CA that the API server checks it with. */
+    const agentServing = (name: string, nodeName: string): Promise<PairFiles> =>
+      serving(name, `system:node:${nodeName}`, [nodeName]);
+    /**
+     * The controller managers' and schedulers' serving flags: a certificate of the cluster CA (ECDSA, made in a
+     * millisecond), rather than the self-signed RSA pair each would generate in its --cert-dir on a first start.
+     */
+    const servingArgs = async (name: string): Promise<string[]> => {
+      const pair = await serving(name, name);
+      return [`--tls-cert-file=${pair.certFile}`, `--tls-private-key-file=${pair.keyFile}`];
+    };
     const urls = apiPorts.map((p) => `https://${host}:${p}`);
     // With several API servers, the node agents (one each, unlike the controller managers and schedulers) and the
     // admin's client configuration reach them through a balancer that fails over, so that losing any one API server
@@ -388,6 +399,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
               `--secure-port=${cmPort}`,
               '--bind-address=127.0.0.1',
               `--cert-dir=${join(f.pkiDir, `controller-manager${suffix}`)}`,
+              ...(await servingArgs(`controller-manager${suffix}`)),
               '--leader-elect=true',
               '--use-service-account-credentials=true',
               // Token Secrets for service accounts, signed with the key the API server verifies, with its CA.
@@ -419,6 +431,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
               '--port=0',
               '--bind-address=127.0.0.1',
               `--cert-dir=${join(f.pkiDir, `scheduler${suffix}`)}`,
+              ...(await servingArgs(`scheduler${suffix}`)),
               '--leader-elect=true',
               ...extra('scheduler'),
             ],
@@ -574,11 +587,17 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
       ],
     });
     /**
-     * The metrics server, once the first API server is ready: registered in the API (its roles, Service, Endpoints
-     * and APIService, see metrics-server.ts), then started with its own client certificate; it scrapes the node
-     * agents every 15 s (metrics-server's 60 s is long for a local cluster) and checks their certificates.
+     * The metrics server, started with the other daemons but not on the way to "running": a scraper whose first
+     * figures come a resolution after its start, and whose start (module loading, about a CPU-second) would otherwise
+     * compete with the API server's for the machine's CPUs — so it runs at a lower priority (nice 10). It is given
+     * the client CA and the front proxy's CA as files, so that it needs no lookup of the
+     * `extension-apiserver-authentication` ConfigMap (which would fail, and make it exit, while the API server is
+     * still starting). Once the first API server is ready it is registered in the API (its roles, Service, Endpoints;
+     * see metrics-server.ts), and the APIService once it is healthy. It scrapes the node agents every 15 s
+     * (metrics-server's 60 s is long for a local cluster) and checks their certificates.
      */
-    const metricsServer = async (): Promise<boolean> => {
+    let metricsHealthy = false;
+    const metricsServer = async (apiReady: Promise<boolean>): Promise<void> => {
       const port = await pickPort(preferred(4443), taken);
       const server = balancer ? `https://127.0.0.1:${balancer.port}` : urls[0]!;
       const conf = writeCertKubeconfig(f, server, 'metrics-server', f.metricsServerClient);
@@ -597,16 +616,14 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
           }
         }
       };
-      // The APIService (the last object) once the server answers: the aggregator checks it at once and finds it
-      // available, instead of failing the check and waiting for its next pass.
-      await register(objects.slice(0, -1));
-      const started = await bring(
+      const healthy = bring(
         {
           name: 'metrics-server',
           rank: 2,
           bin: binOf('metrics-server', 'platform-metrics-server'),
           restart: !o.keepDown?.includes('metrics-server'),
           essential: false,
+          nice: 10,
           health: `https://127.0.0.1:${port}/healthz`,
           args: [
             `--clientconfig=${conf}`,
@@ -614,6 +631,13 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
             '--bind-address=127.0.0.1',
             `--tls-cert-file=${f.metricsServerServing.certFile}`,
             `--tls-private-key-file=${f.metricsServerServing.keyFile}`,
+            // What the API server publishes in extension-apiserver-authentication, given here instead.
+            `--client-ca-file=${f.clusterCa.certFile}`,
+            `--requestheader-client-ca-file=${f.frontProxyCa.certFile}`,
+            `--requestheader-allowed-names=${FRONT_PROXY_CLIENT.commonName}`,
+            '--requestheader-username-headers=X-Remote-User',
+            '--requestheader-group-headers=X-Remote-Group',
+            '--requestheader-extra-headers-prefix=X-Remote-Extra-',
             `--agent-certificate-authority=${f.clusterCa.certFile}`,
             '--agent-use-node-status-port',
             '--agent-preferred-address-types=InternalIP,Hostname,InternalDNS,ExternalDNS,ExternalIP',
@@ -624,8 +648,12 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
         `https://127.0.0.1:${port}`,
         false,
       );
-      await register(objects.slice(-1));
-      return started;
+      if (!(await apiReady)) return;
+      await register(objects.slice(0, -1));
+      // The APIService (the last object) once the server answers: the aggregator checks it at once and finds it
+      // available, instead of failing the check and waiting for its next pass.
+      metricsHealthy = await healthy;
+      if (metricsHealthy) await register(objects.slice(-1));
     };
 
     const clients = stopping ? [] : await clientDaemons();
@@ -633,7 +661,11 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
     const rest = clients.map(([spec, detail]) => bring(spec, detail, false));
     // The other API servers start with the first: each bootstraps the same defaults, as several kube-apiservers do.
     for (const [i, port] of apiPorts.entries()) if (i > 0) rest.push(bring(apiSpec(i, port), urls[i]!, true));
-    if (await first) rest.push(openDiscovery(), metricsServer());
+    if (!stopping)
+      metricsServer(first).catch((err: unknown) =>
+        io.err(`platform: the metrics server could not be started: ${String(err)}`),
+      );
+    if (await first) rest.push(openDiscovery());
     await Promise.all(rest);
 
     if (!stopping) {
@@ -647,6 +679,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
         `  kubeconfig:   ${f.kubeconfig}`,
         `  store:        ${o.store === 'etcd' ? `etcd (${o.servers} member(s)), ${storeServers}` : f.store}`,
         `  node:         ${o.nodeName} (${runtime.label} runtime)${o.simulateNodes ? ` and ${o.simulateNodes} simulated node(s)` : ''}`,
+        `  metrics:      ${details.get('metrics-server') ?? '-'} (${metricsHealthy ? 'healthy' : 'starting; `platform status` shows when it is healthy'})`,
         `  logs:         ${f.logDir} (platform logs <daemon>)`,
         '',
         `  Try: kubectl --kubeconfig ${f.kubeconfig} create deployment web --image=busybox -- sleep 3600`,

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 
 import { init } from '../init';
 import { candidacyOf, leaseHolders, rssOf } from '../inspect';
@@ -165,6 +165,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (err) {
     const e = err as { code?: string; exitCode?: number };
     if (e.code === 'commander.helpDisplayed' || e.code === 'commander.help' || e.code === 'commander.version') return 0;
+    // Commander has printed its own errors; anything else failed in a command and is said here, not swallowed.
+    if (!(err instanceof CommanderError)) IO.err(`platform: ${(err as Error)?.stack ?? String(err)}`);
     return e.exitCode ?? 1;
   }
   return code;
