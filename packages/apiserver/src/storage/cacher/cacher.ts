@@ -108,6 +108,11 @@ interface ClientWatch {
   sentRv: Revision;
 }
 
+interface ProofSlot {
+  running?: Promise<PrefixFreshness | undefined>;
+  queued?: Promise<PrefixFreshness | undefined>;
+}
+
 function rvOf(obj: ApiObject): Revision {
   return BigInt(obj.metadata?.resourceVersion ?? '0');
 }
@@ -163,6 +168,9 @@ export class Cacher implements Storage {
   private readonly consistentFromCache: boolean;
 
   private readonly consistentReadWaitMs: number;
+
+  /** Per listed prefix, the freshness read in flight and the one the lists that came meanwhile wait for. */
+  private readonly proofs = new Map<string, ProofSlot>();
 
   /** Consistent lists answered from memory and by the store (for tests and metrics). */
   readonly consistentLists = { fromCache: 0, fromStorage: 0 };
@@ -420,7 +428,7 @@ export class Cacher implements Storage {
     if (!this.ready) return undefined;
     let proof: PrefixFreshness | undefined;
     try {
-      proof = await this.storage.freshness!(dir, this.rv);
+      proof = await this.prove(dir);
     } catch {
       return undefined; // the store answers the list, or says what is wrong
     }
@@ -445,6 +453,38 @@ export class Cacher implements Storage {
       };
       this.waiters.add(check);
     });
+  }
+
+  /**
+   * The store's answer for `dir` (`Storage.freshness`), from a read sent after this call: the lists that arrive while
+   * a read of the same prefix is in flight share the next one (a read sent before a list started may miss writes
+   * acknowledged before it), so concurrent lists cost the store at most two reads at a time.
+   */
+  private prove(dir: string): Promise<PrefixFreshness | undefined> {
+    let slot = this.proofs.get(dir);
+    if (!slot) {
+      slot = {};
+      this.proofs.set(dir, slot);
+    }
+    if (!slot.running) return this.sendProof(dir, slot);
+    const s = slot;
+    const settled = (): void => undefined;
+    s.queued ??= s.running.then(settled, settled).then(() => {
+      s.queued = undefined;
+      return this.sendProof(dir, s);
+    });
+    return s.queued;
+  }
+
+  private sendProof(dir: string, slot: ProofSlot): Promise<PrefixFreshness | undefined> {
+    const p = this.storage.freshness!(dir, this.rv);
+    slot.running = p;
+    const done = (): void => {
+      if (slot.running === p) slot.running = undefined;
+      if (!slot.running && !slot.queued && this.proofs.get(dir) === slot) this.proofs.delete(dir);
+    };
+    p.then(done, done);
+    return p;
   }
 
   /** The list of `dir` at the cache's revision if `f` shows the cache current (`PrefixFreshness`), else undefined. */

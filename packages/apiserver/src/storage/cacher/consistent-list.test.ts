@@ -22,21 +22,27 @@ import { Cacher } from './cacher';
 
 jest.setTimeout(120_000);
 
-/** Counts the range reads sent to a real store (a decorator, not a mock: every call goes to the store). */
-function countingLists(store: Store): { store: Store; lists: () => number } {
+/** Counts the lists and freshness reads sent to a real store (a decorator, not a mock: every call goes to it). */
+function countingLists(store: Store): { store: Store; lists: () => number; proofs: () => number } {
   let n = 0;
+  let proofs = 0;
   const list = (prefix: string, o?: StoreListOptions): ReturnType<Store['list']> => {
     n++;
     return store.list(prefix, o);
   };
+  const freshness = (prefix: string, after: bigint): ReturnType<NonNullable<Store['freshness']>> => {
+    proofs++;
+    return store.freshness!(prefix, after);
+  };
   const wrapped = new Proxy(store, {
     get(target, prop) {
       if (prop === 'list') return list;
+      if (prop === 'freshness') return freshness;
       const v = Reflect.get(target, prop) as unknown;
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
-  return { store: wrapped, lists: () => n };
+  return { store: wrapped, lists: () => n, proofs: () => proofs };
 }
 
 interface Backend {
@@ -110,6 +116,14 @@ describe.each(Object.keys(backends))('consistent lists from the watch cache on %
     expect(cacher.consistentLists.fromCache - servedBefore).toBe(4);
     // Only the three comparison reads reached the store.
     expect(counted.lists() - listsBefore).toBe(3);
+  });
+
+  test('concurrent lists share the store reads that prove the cache current', async () => {
+    const proofs = counted.proofs();
+    const lists = await Promise.all(Array.from({ length: 20 }, () => cacher.list(PREFIX)));
+    expect(new Set(lists.map((l) => names(l.items).join()))).toHaveProperty('size', 1);
+    // One read in flight, and one sent after it for the lists that came while it was.
+    expect(counted.proofs() - proofs).toBe(2);
   });
 
   test('the store tells what a watch of the prefix must have applied: deletes and writes elsewhere included', async () => {
