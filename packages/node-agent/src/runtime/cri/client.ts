@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import * as protobuf from 'protobufjs';
 import type * as T from './types';
 
 /** Which CRI API to speak. */
@@ -27,7 +27,12 @@ export interface CriClientOptions {
   apiVersion?: CriApiVersion;
   /** How long `connect` waits for the socket to answer, ms. Default: timeoutMs. */
   connectTimeoutMs?: number;
+  /** Told of every call once it ends: its method, its wall time (ms, from the agent's side) and its gRPC status. */
+  onCall?: CallObserver;
 }
+
+/** See `CriClientOptions.onCall`. */
+export type CallObserver = (rpc: string, ms: number, code: grpc.status) => void;
 
 /** A failed CRI call: the gRPC status code and the runtime's message. */
 export class CriError extends Error {
@@ -44,8 +49,11 @@ export class CriError extends Error {
   }
 }
 
-type Callback = (err: grpc.ServiceError | null, res: unknown) => void;
-type RawClient = grpc.Client & Record<string, (req: unknown, opts: grpc.CallOptions, cb: Callback) => unknown>;
+/** A channel to a CRI service and its methods. */
+interface Service {
+  client: grpc.Client;
+  methods: ServiceCodecs;
+}
 
 /** Per-call options: an AbortSignal cancels the call. */
 export interface CallOpts {
@@ -66,30 +74,53 @@ function protoFile(version: CriApiVersion): string {
   throw new Error(`CRI ${version} api.proto not found under ${protoRoots.join(' or ')}`);
 }
 
-const packages = new Map<CriApiVersion, grpc.GrpcObject>();
-
-function loadPackage(version: CriApiVersion): grpc.GrpcObject {
-  let pkg = packages.get(version);
-  if (!pkg) {
-    const def = protoLoader.loadSync(protoFile(version), {
-      keepCase: true,
-      longs: String,
-      enums: String,
-      defaults: true,
-      oneofs: true,
-    });
-    pkg = grpc.loadPackageDefinition(def);
-    packages.set(version, pkg);
-  }
-  return pkg;
+/** How a method's messages go on and come off the wire. */
+interface MethodCodec {
+  path: string;
+  serialize(req: unknown): Buffer;
+  deserialize(buf: Buffer): unknown;
 }
 
-function serviceCtor(
-  version: CriApiVersion,
-  service: 'RuntimeService' | 'ImageService',
-): grpc.ServiceClientConstructor {
-  const runtime = loadPackage(version)['runtime'] as grpc.GrpcObject;
-  return (runtime[version] as grpc.GrpcObject)[service] as grpc.ServiceClientConstructor;
+/** The methods of one CRI service, by name. */
+type ServiceCodecs = Map<string, MethodCodec>;
+
+/**
+ * The objects messages are read into, as @grpc/proto-loader's `keepCase`, `longs: String`, `enums: String`,
+ * `defaults: true`, `oneofs: true` give them (types.ts is written against that form).
+ */
+const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, oneofs: true };
+
+const services = new Map<CriApiVersion, Record<'RuntimeService' | 'ImageService', ServiceCodecs>>();
+
+/**
+ * The codecs of the CRI services of `version`, from its api.proto parsed by protobufjs (field names as written).
+ * What grpc-js needs of a method is its path and two functions; @grpc/proto-loader's package definition also holds
+ * a descriptor object of every message and a FileDescriptorProto, which nothing here reads.
+ */
+function loadServices(version: CriApiVersion): Record<'RuntimeService' | 'ImageService', ServiceCodecs> {
+  let s = services.get(version);
+  if (!s) {
+    const root = new protobuf.Root();
+    root.loadSync(protoFile(version), { keepCase: true });
+    root.resolveAll();
+    const codecs = (name: string): ServiceCodecs => {
+      const svc = root.lookupService(`runtime.${version}.${name}`);
+      const out: ServiceCodecs = new Map();
+      for (const m of Object.values(svc.methods)) {
+        const req = m.resolvedRequestType!;
+        const res = m.resolvedResponseType!;
+        out.set(m.name, {
+          path: `/runtime.${version}.${name}/${m.name}`,
+          serialize: (obj) => Buffer.from(req.encode(req.fromObject(obj as Record<string, unknown>)).finish()),
+          deserialize: (buf) => res.toObject(res.decode(buf), TO_OBJECT),
+        });
+      }
+      return out;
+    };
+    s = { RuntimeService: codecs('RuntimeService'), ImageService: codecs('ImageService') };
+    services.set(version, s);
+  }
+  return s;
 }
 
 /** `unix:///x`, `unix:/x` or `/x` as a grpc-js target. */
@@ -110,10 +141,11 @@ const channelOptions: grpc.ChannelOptions = {
 export class CriClient {
   private constructor(
     readonly apiVersion: CriApiVersion,
-    private readonly runtime: RawClient,
-    private readonly images: RawClient,
+    private readonly runtime: Service,
+    private readonly images: Service,
     private readonly timeoutMs: number,
     private readonly pullTimeoutMs: number,
+    private readonly onCall?: CallObserver,
   ) {}
 
   /** Connects and settles the API version (v1 when the runtime answers v1's Version, else v1alpha2). */
@@ -123,17 +155,16 @@ export class CriClient {
     const target = grpcTarget(options.endpoint);
     const imageTarget = grpcTarget(options.imageEndpoint ?? options.endpoint);
     const make = (version: CriApiVersion): CriClient => {
-      const runtime = new (serviceCtor(version, 'RuntimeService'))(
-        target,
-        grpc.credentials.createInsecure(),
-        channelOptions,
-      ) as unknown as RawClient;
-      const images = new (serviceCtor(version, 'ImageService'))(
-        imageTarget,
-        grpc.credentials.createInsecure(),
-        channelOptions,
-      ) as unknown as RawClient;
-      return new CriClient(version, runtime, images, timeoutMs, options.pullTimeoutMs ?? 0);
+      const codecs = loadServices(version);
+      const runtime = {
+        client: new grpc.Client(target, grpc.credentials.createInsecure(), channelOptions),
+        methods: codecs.RuntimeService,
+      };
+      const images = {
+        client: new grpc.Client(imageTarget, grpc.credentials.createInsecure(), channelOptions),
+        methods: codecs.ImageService,
+      };
+      return new CriClient(version, runtime, images, timeoutMs, options.pullTimeoutMs ?? 0, options.onCall);
     };
     const candidates: CriApiVersion[] = options.apiVersion ? [options.apiVersion] : ['v1', 'v1alpha2'];
     let last: unknown;
@@ -154,7 +185,7 @@ export class CriClient {
 
   private waitForReady(ms: number): Promise<void> {
     return new Promise((resolvePromise, reject) => {
-      this.runtime.waitForReady(Date.now() + ms, (err) => {
+      this.runtime.client.waitForReady(Date.now() + ms, (err) => {
         if (err) reject(new CriError('connect', grpc.status.UNAVAILABLE, err.message));
         else resolvePromise();
       });
@@ -162,7 +193,7 @@ export class CriClient {
   }
 
   private call<R>(
-    client: RawClient,
+    service: Service,
     rpc: string,
     req: object,
     o: CallOpts = {},
@@ -175,24 +206,33 @@ export class CriClient {
         return;
       }
       const opts: grpc.CallOptions = timeoutMs > 0 ? { deadline: Date.now() + timeoutMs } : {};
-      const method = client[rpc];
+      const method = service.methods.get(rpc);
       if (!method) {
         reject(new CriError(rpc, grpc.status.UNIMPLEMENTED, `no method ${rpc} in CRI ${this.apiVersion}`));
         return;
       }
       const onAbort = (): void => call.cancel();
-      const call = method.call(client, req, opts, (err, res) => {
-        signal?.removeEventListener('abort', onAbort);
-        if (err) reject(new CriError(rpc, err.code, err.details || err.message));
-        else resolvePromise(res as R);
-      }) as unknown as grpc.ClientUnaryCall;
+      const started = this.onCall ? performance.now() : 0;
+      const call = service.client.makeUnaryRequest(
+        method.path,
+        method.serialize,
+        method.deserialize,
+        req,
+        opts,
+        (err: grpc.ServiceError | null, res?: unknown) => {
+          signal?.removeEventListener('abort', onAbort);
+          this.onCall?.(rpc, performance.now() - started, err ? err.code : grpc.status.OK);
+          if (err) reject(new CriError(rpc, err.code, err.details || err.message));
+          else resolvePromise(res as R);
+        },
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
   close(): void {
-    this.runtime.close();
-    this.images.close();
+    this.runtime.client.close();
+    this.images.client.close();
   }
 
   // ---- RuntimeService ----

@@ -9,6 +9,8 @@
  * `sandbox_image`); the agent keeps it here only so that image garbage collection never removes it.
  */
 import * as grpc from '@grpc/grpc-js';
+import { type Logger } from '@platform/common';
+
 import {
   RuntimeError,
   type AttachRequest,
@@ -59,6 +61,11 @@ export interface CriRuntimeOptions {
   apiVersion?: CriApiVersion;
   /** How long `start` waits for the socket, ms. Default: the request timeout. */
   connectTimeoutMs?: number;
+  /**
+   * Where each CRI call is logged at verbosity 10 with its wall time, as the kubelet's remote runtime logs its calls
+   * (`--v=10`, or `--vmodule=cri-runtime=10` for these lines alone).
+   */
+  log?: Logger;
 }
 
 /** Nanoseconds (int64 as a decimal string) to milliseconds. */
@@ -249,7 +256,15 @@ export class CriRuntime implements Runtime {
   /** Sandbox of each container this agent created or listed (CRI's ContainerStatus does not carry it). */
   private readonly sandboxOf = new Map<string, string>();
 
-  constructor(private readonly options: CriRuntimeOptions) {}
+  /** Logs a call (undefined when verbosity 10 is off here: no per-call cost then). */
+  private readonly callLog?: (rpc: string, ms: number, code: grpc.status) => void;
+
+  constructor(private readonly options: CriRuntimeOptions) {
+    const v = options.log?.v(10);
+    if (v?.enabled)
+      this.callLog = (rpc, ms, code) =>
+        v.info('CRI call', { rpc, ms: Math.round(ms * 10) / 10, code: grpc.status[code] });
+  }
 
   /** The sandbox image that image garbage collection must keep. */
   get sandboxImage(): string | undefined {
@@ -282,6 +297,7 @@ export class CriRuntime implements Runtime {
         pullTimeoutMs: this.options.pullTimeoutMs ?? 0,
         apiVersion: this.options.apiVersion,
         connectTimeoutMs: this.options.connectTimeoutMs,
+        ...(this.callLog ? { onCall: this.callLog } : {}),
       });
       this.clientPromise = p;
       p.then(

@@ -267,6 +267,9 @@ export interface LogRotationOptions {
  * every 10 s); each container whose log is larger than max-size is rotated.
  */
 export class ContainerLogRotator {
+  /** The log path of each running container: a container's never changes (one status call each, not each pass). */
+  private readonly logPaths = new Map<string, string>();
+
   constructor(
     private readonly runtime: Runtime,
     private readonly o: LogRotationOptions,
@@ -278,11 +281,17 @@ export class ContainerLogRotator {
   async rotateAll(): Promise<string[]> {
     const rotated: string[] = [];
     const containers = await this.runtime.listContainers({ state: 'CONTAINER_RUNNING' });
+    const running = new Set(containers.map((c) => c.id));
+    for (const id of this.logPaths.keys()) if (!running.has(id)) this.logPaths.delete(id);
     for (const c of containers) {
       try {
-        const st = await this.runtime.containerStatus(c.id);
-        if (!st.logPath) continue;
-        if (await this.rotateIfNeeded(c.id, st.logPath)) rotated.push(c.id);
+        let logPath = this.logPaths.get(c.id);
+        if (logPath === undefined) {
+          logPath = (await this.runtime.containerStatus(c.id)).logPath ?? '';
+          this.logPaths.set(c.id, logPath);
+        }
+        if (!logPath) continue;
+        if (await this.rotateIfNeeded(c.id, logPath)) rotated.push(c.id);
       } catch {
         // gone meanwhile, or the runtime failed: next pass
       }

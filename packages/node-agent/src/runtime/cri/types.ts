@@ -1,11 +1,12 @@
 /**
- * The CRI messages the agent uses, as @grpc/proto-loader hands them over with `keepCase` (snake_case fields),
- * `enums: String`, `longs: String` and `defaults: true`. runtime.v1 and runtime.v1alpha2 share every field used
+ * The CRI messages the agent uses, as the client (client.ts) hands them over: plain objects with the field names of
+ * the .proto (snake_case), enums and int64s as strings and defaults filled in (what @grpc/proto-loader's `keepCase`,
+ * `enums: String`, `longs: String`, `defaults: true` give). runtime.v1 and runtime.v1alpha2 share every field used
  * here (same names and numbers), so one set of types serves both. int64 fields are decimal strings on the way out
  * (nanosecond timestamps do not fit a double) and may be numbers or strings on the way in.
  */
 
-/** An int64 as proto-loader returns it (`longs: String`). */
+/** An int64 as the client returns it (a decimal string). */
 export type Int64 = string;
 /** An int64 as a request may carry it. */
 export type Int64In = number | string;
