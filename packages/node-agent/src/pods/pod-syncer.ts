@@ -27,6 +27,7 @@ import {
   LABEL_POD_UID,
   type PodSandbox,
   type PodSandboxConfig,
+  type PodSandboxStatus,
   type Runtime,
 } from '../runtime/runtime';
 import { type PodStatus, type StatusManager } from '../status/status-manager';
@@ -107,6 +108,8 @@ interface Observed {
   ip: string;
   /** Containers of the ready sandbox (or of the newest sandbox), newest first, with statuses. */
   containers: ContainerStatus[];
+  /** Containers this sync created since (in the ready sandbox). */
+  created: string[];
 }
 
 type Waiting = { reason: string; message: string };
@@ -157,9 +160,32 @@ export class PodSyncer {
         if (!isRuntimeError(err, 'NotFound')) throw err;
       }
     }
+    return { sandboxes, ...(ready ? { ready } : {}), ip, containers: this.seen(uid, containers), created: [] };
+  }
+
+  /** Sorts a pod's containers newest first and records their states as seen by this sync. */
+  private seen(uid: string, containers: ContainerStatus[]): ContainerStatus[] {
     containers.sort((a, b) => b.createdAt - a.createdAt);
     this.seenStates.set(uid, new Map(containers.map((c) => [c.id, c.state])));
-    return { sandboxes, ...(ready ? { ready } : {}), ip, containers };
+    return containers;
+  }
+
+  /**
+   * `o` after a sync acted on the containers of its ready sandbox: the status of each container it knew or created,
+   * read again. Sandboxes and the list of containers need no new read: the agent makes every container of a
+   * sandbox, and a sandbox that stopped meanwhile is seen by the next sync (as it would be right after a full read).
+   */
+  private async refresh(uid: string, o: Observed): Promise<Observed> {
+    const rt = this.d.runtime;
+    const containers: ContainerStatus[] = [];
+    for (const id of new Set([...o.containers.map((c) => c.id), ...o.created])) {
+      try {
+        containers.push(await rt.containerStatus(id));
+      } catch (err) {
+        if (!isRuntimeError(err, 'NotFound')) throw err;
+      }
+    }
+    return { ...o, containers: this.seen(uid, containers), created: [] };
   }
 
   /** The IP of a ready sandbox ('' when the runtime cannot tell; asked again next time). */
@@ -176,13 +202,27 @@ export class PodSyncer {
     const rt = this.d.runtime;
     for (const s of o.sandboxes) await this.removeSandbox(s.id);
     const id = await rt.runPodSandbox(config);
-    const ready = await rt.podSandboxStatus(id);
+    // A host-network sandbox has the node's address, and a sandbox is ready once RunPodSandbox returns: its status
+    // is read only for the IP of a pod network (as the kubelet reads it).
+    const ready: PodSandboxStatus =
+      config.linux?.securityContext?.namespaceOptions?.network === 'NODE'
+        ? {
+            id,
+            metadata: config.metadata,
+            state: 'SANDBOX_READY',
+            createdAt: Date.now(),
+            labels: config.labels,
+            annotations: config.annotations,
+            ip: this.d.facts.nodeIp,
+          }
+        : await rt.podSandboxStatus(id);
     if (ready.ip) this.sandboxIps.set(id, ready.ip);
     return {
       sandboxes: [ready],
       ...(ready.state === 'SANDBOX_READY' ? { ready } : {}),
       ip: ready.ip ?? '',
       containers: [],
+      created: [],
     };
   }
 
@@ -343,7 +383,7 @@ export class PodSyncer {
         await this.d.runtime.stopContainer(c.id, spec.terminationGracePeriodSeconds ?? 30);
       }
 
-    if (acted) o = await this.observe(uid);
+    if (acted) o = await this.refresh(uid, o);
     await this.collectGarbage(o);
     this.publishStatus(pod, o);
     return wakeIn;
@@ -398,6 +438,7 @@ export class PodSyncer {
       const env = await containerEnv(pod, c, this.d.objects, this.d.facts);
       const config = containerConfig(pod, c, env, volumes, restartCount);
       const id = await rt.createContainer(sandboxId, config, sbConfig);
+      o.created.push(id);
       this.event(pod, 'Normal', 'Created', `Created container ${c.name}`);
       await rt.startContainer(id);
       this.waiting.delete(key);
