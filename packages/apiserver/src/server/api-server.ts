@@ -440,6 +440,12 @@ export class ApiServer {
     // compatible, so no conversion runs. A resource another group also serves with a different schema (core and
     // events.platform Events) is stored in the owner's shape under the owner's keys, converted on the way in and out.
     const storageOfPrefix = new Map<string, Storage>();
+    // Kubernetes 1.31's metric of ConsistentListFromCache: fallback="true" when the store answered the list.
+    const consistentReads = this.secure.metrics.counter({
+      name: 'apiserver_watch_cache_consistent_read_total',
+      help: 'Counter for consistent reads from cache.',
+      labelNames: ['resource', 'success', 'fallback'],
+    });
     for (const kind of this.scheme.kinds()) {
       if (kind.spec.persisted === false) continue;
       const behaviour = builtinResource(kind);
@@ -451,7 +457,14 @@ export class ApiServer {
         storage = base;
         const size = this.cacheSize(kind);
         if (size > 0) {
-          const cacher = new Cacher(base, { resourcePrefix: keyPrefix, capacity: size, now: this.now });
+          const resource = kind.group ? `${kind.plural}.${kind.group}` : kind.plural;
+          const cacher = new Cacher(base, {
+            resourcePrefix: keyPrefix,
+            capacity: size,
+            now: this.now,
+            onConsistentList: (o) =>
+              consistentReads.inc({ resource, success: String(o.success), fallback: String(o.fallback) }),
+          });
           this.caches.push(cacher);
           storage = cacher;
         }

@@ -101,5 +101,11 @@ describe.each(STORES)('consistent lists from the watch cache over HTTPS on %s', 
     expect(checks).toHaveLength(150);
     // Served from memory (the server's own consistent lists count too, so at least the test's).
     expect(fromCache() - before).toBeGreaterThanOrEqual(140);
+    const metrics = await t.request('GET', '/metrics');
+    const served =
+      /^apiserver_watch_cache_consistent_read_total\{(?=[^}]*fallback="false")(?=[^}]*resource="configmaps")(?=[^}]*success="true")[^}]*\} (\d+)/m.exec(
+        metrics.text,
+      );
+    expect(Number(served?.[1])).toBeGreaterThanOrEqual(140);
   }, 120_000);
 });

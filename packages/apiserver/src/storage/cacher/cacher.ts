@@ -84,6 +84,11 @@ export interface CacherOptions {
    */
   consistentReadWaitMs?: number;
   /**
+   * Told of every consistent list once answered: by the store instead of memory (`fallback`), and whether it
+   * succeeded (`apiserver_watch_cache_consistent_read_total`).
+   */
+  onConsistentList?: (o: { fallback: boolean; success: boolean }) => void;
+  /**
    * A client watch with more undelivered events than this is too slow: it is ended (the client re-watches from
    * the last resourceVersion it saw, as after any closed watch). Default max(10 × capacity, 10000).
    */
@@ -161,7 +166,10 @@ export class Cacher implements Storage {
     this.maxWatcherBacklog = options.maxWatcherBacklog ?? Math.max(this.capacity * 10, 10000);
     this.consistentFromCache = options.consistentListFromCache ?? true;
     this.consistentReadWaitMs = options.consistentReadWaitMs ?? 1000;
+    this.onConsistentList = options.onConsistentList;
   }
+
+  private readonly onConsistentList: CacherOptions['onConsistentList'];
 
   private readonly maxWatcherBacklog: number;
 
@@ -370,10 +378,18 @@ export class Cacher implements Storage {
       const fromCache = await this.consistentList(prefix.endsWith('/') ? prefix : `${prefix}/`, opts.predicate);
       if (fromCache) {
         this.consistentLists.fromCache++;
+        this.onConsistentList?.({ fallback: false, success: true });
         return fromCache;
       }
       this.consistentLists.fromStorage++;
-      return this.storage.list(prefix, opts);
+      try {
+        const list = await this.storage.list(prefix, opts);
+        this.onConsistentList?.({ fallback: true, success: true });
+        return list;
+      } catch (e) {
+        this.onConsistentList?.({ fallback: true, success: false });
+        throw e;
+      }
     }
     const delegate =
       rv === undefined ||
@@ -466,10 +482,11 @@ export class Cacher implements Storage {
       slot = {};
       this.proofs.set(dir, slot);
     }
-    if (!slot.running) return this.sendProof(dir, slot);
+    const running = slot.running;
+    if (!running) return this.sendProof(dir, slot);
     const s = slot;
     const settled = (): void => undefined;
-    s.queued ??= s.running.then(settled, settled).then(() => {
+    s.queued ??= running.then(settled, settled).then(() => {
       s.queued = undefined;
       return this.sendProof(dir, s);
     });
