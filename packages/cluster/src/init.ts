@@ -1,7 +1,8 @@
 /**
  * `platform init`: the credentials of a cluster whose daemons run elsewhere (docker compose, systemd units): the
  * API servers' serving certificate, the service account key, a token per identity (`tokens.csv` for
- * `--token-auth-file`) and a client configuration per daemon, all in one directory that the daemons mount. Running
+ * `--token-auth-file`), a client configuration per daemon, and the aggregation layer's and the metrics server's
+ * certificates, all in one directory that the daemons mount. Running
  * it again keeps what exists (tokens, keys, a certificate still valid).
  */
 import { mkdirSync } from 'node:fs';
@@ -10,11 +11,17 @@ import {
   ADMIN,
   clusterFiles,
   CONTROLLER_MANAGER,
+  ensureClusterCa,
   ensureCredentials,
+  ensureFrontProxyCa,
+  ensureIssued,
+  FRONT_PROXY_CLIENT,
   type Identity,
   kubeconfigPath,
+  METRICS_SERVER_USER,
   nodeIdentity,
   SCHEDULER,
+  writeCertKubeconfig,
   writeKubeconfig,
 } from './pki';
 
@@ -51,5 +58,18 @@ export async function init(o: InitOptions): Promise<Map<string, string>> {
     writeKubeconfig(f, o.server, tokens.get(id.name)!, id);
     written.set(id.name, kubeconfigPath(f, id));
   }
+  // The aggregation layer and the metrics server, as `platform up` has them: the front proxy's CA and the API
+  // servers' client certificate of it, the metrics server's serving certificate (for `metrics-server` and its
+  // Service's name) and client certificate (system:metrics-server) of the cluster CA.
+  const ca = await ensureClusterCa(f);
+  await ensureIssued(await ensureFrontProxyCa(f), f.frontProxyClient, { ...FRONT_PROXY_CLIENT, usage: 'client' });
+  await ensureIssued(ca, f.metricsServerServing, {
+    commonName: 'metrics-server',
+    usage: 'server',
+    dns: ['metrics-server', 'metrics-server.system.svc', 'localhost'],
+    ips: ['127.0.0.1'],
+  });
+  await ensureIssued(ca, f.metricsServerClient, { commonName: METRICS_SERVER_USER, usage: 'client' });
+  written.set('metrics-server', writeCertKubeconfig(f, o.server, 'metrics-server', f.metricsServerClient));
   return written;
 }

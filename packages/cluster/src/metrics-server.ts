@@ -6,6 +6,8 @@
  * process's port on 127.0.0.1 (the API server routes to endpoints, `--enable-aggregator-routing`), and the APIService
  * `v1beta1.metrics.platform` that makes the aggregation layer proxy the group to it, trusting the cluster CA.
  */
+import { isIP } from 'node:net';
+
 import { requestJson } from './http';
 import { METRICS_SERVER_USER } from './pki';
 
@@ -43,11 +45,16 @@ function clusterRoleBinding(name: string, role: string): Registered {
 }
 
 /**
- * The objects that register a metrics server listening on 127.0.0.1:`port` with a certificate of `caPem`; the
- * APIService is the last (register it once the server answers).
+ * The objects that register a metrics server listening on `address`:`port` with a certificate of `caPem`; the
+ * APIService is the last (register it once the server answers). At an IP address (`platform up`: 127.0.0.1) the
+ * Service has no selector and Endpoints at that address, which the API servers dial with
+ * `--enable-aggregator-routing`; at a DNS name (docker compose's `metrics-server`, a machine's name under systemd) the
+ * Service is an ExternalName, which the aggregation layer dials by that name either way.
  */
-export function metricsServerObjects(port: number, caPem: string): Registered[] {
+export function metricsServerObjects(port: number, caPem: string, address = '127.0.0.1'): Registered[] {
   const ns = METRICS_SERVER_NAMESPACE;
+  const byName = !isIP(address);
+  const labels = { 'k8s-app': 'metrics-server' };
   return [
     clusterRole(
       'system:aggregated-metrics-reader',
@@ -78,27 +85,33 @@ export function metricsServerObjects(port: number, caPem: string): Registered[] 
       object: {
         apiVersion: 'v1',
         kind: 'Service',
-        metadata: { name: METRICS_SERVER_SERVICE, namespace: ns, labels: { 'k8s-app': 'metrics-server' } },
-        spec: { ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }] },
+        metadata: { name: METRICS_SERVER_SERVICE, namespace: ns, labels },
+        spec: byName
+          ? { type: 'ExternalName', externalName: address, ports: [{ name: 'https', port, protocol: 'TCP' }] }
+          : { ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }] },
       },
     },
-    {
-      collection: `/api/v1/namespaces/${ns}/endpoints`,
-      object: {
-        apiVersion: 'v1',
-        kind: 'Endpoints',
-        metadata: { name: METRICS_SERVER_SERVICE, namespace: ns, labels: { 'k8s-app': 'metrics-server' } },
-        subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port, protocol: 'TCP' }] }],
-      },
-    },
+    ...(byName
+      ? []
+      : [
+          {
+            collection: `/api/v1/namespaces/${ns}/endpoints`,
+            object: {
+              apiVersion: 'v1',
+              kind: 'Endpoints',
+              metadata: { name: METRICS_SERVER_SERVICE, namespace: ns, labels },
+              subsets: [{ addresses: [{ ip: address }], ports: [{ name: 'https', port, protocol: 'TCP' }] }],
+            },
+          },
+        ]),
     {
       collection: '/apis/apiregistration.platform/v1/apiservices',
       object: {
         apiVersion: 'apiregistration.platform/v1',
         kind: 'APIService',
-        metadata: { name: 'v1beta1.metrics.platform', labels: { 'k8s-app': 'metrics-server' } },
+        metadata: { name: 'v1beta1.metrics.platform', labels },
         spec: {
-          service: { name: METRICS_SERVER_SERVICE, namespace: ns, port: 443 },
+          service: { name: METRICS_SERVER_SERVICE, namespace: ns, port: byName ? port : 443 },
           group: 'metrics.platform',
           version: 'v1beta1',
           caBundle: Buffer.from(caPem).toString('base64'),
@@ -125,7 +138,10 @@ export async function registerMetricsServer(
     const created = await requestJson(`${server}${collection}`, { method: 'POST', token, ca, body: object });
     if (created.status === 201 || created.status === 200) continue;
     if (created.status !== 409)
-      throw new Error(`creating ${what} answered ${created.status}: ${messageOf(created.body)}`);
+      throw new RegistrationError(
+        created.status,
+        `creating ${what} answered ${created.status}: ${messageOf(created.body)}`,
+      );
     const url = `${server}${collection}/${encodeURIComponent(object.metadata.name)}`;
     // Replaced at the version just read; a writer in between (the availability controller's status) means again.
     for (let attempt = 1; ; attempt++) {
@@ -135,14 +151,29 @@ export async function registerMetricsServer(
         ...object,
         metadata: { ...object.metadata, resourceVersion: got?.metadata?.resourceVersion },
       };
-      // A Service keeps its cluster IP: a replacement without it would ask to change an immutable field.
-      if (object.kind === 'Service' && got?.spec?.clusterIP)
+      // A Service keeps its cluster IP: a replacement without it would ask to change an immutable field (an
+      // ExternalName Service has none).
+      const externalName = (object.spec as { type?: string } | undefined)?.type === 'ExternalName';
+      if (object.kind === 'Service' && got?.spec?.clusterIP && !externalName)
         body.spec = { ...(object.spec as object), clusterIP: got.spec.clusterIP };
       const replaced = await requestJson(url, { method: 'PUT', token, ca, body });
       if (replaced.status === 200) break;
       if (replaced.status !== 409 || attempt >= 5)
-        throw new Error(`replacing ${what} answered ${replaced.status}: ${messageOf(replaced.body)}`);
+        throw new RegistrationError(
+          replaced.status,
+          `replacing ${what} answered ${replaced.status}: ${messageOf(replaced.body)}`,
+        );
     }
+  }
+}
+
+/** The API server refused an object: `status` is its answer's (a 4xx other than 429 will not change by retrying). */
+export class RegistrationError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
   }
 }
 

@@ -543,6 +543,18 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
     // process whose start (mostly loading its modules) is on the path to ready, and each waits for and retries the
     // API on its own. The other API servers wait for the first, which bootstraps the policy (several at once would
     // race to write it).
+    /**
+     * Who may authenticate to the API servers and the metrics server by a certificate: clients of the cluster CA, and
+     * the front proxy (the aggregation layer) with the user in its headers.
+     */
+    const clientCertificateArgs = [
+      `--client-ca-file=${f.clusterCa.certFile}`,
+      `--requestheader-client-ca-file=${f.frontProxyCa.certFile}`,
+      `--requestheader-allowed-names=${FRONT_PROXY_CLIENT.commonName}`,
+      '--requestheader-username-headers=X-Remote-User',
+      '--requestheader-group-headers=X-Remote-Group',
+      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    ];
     const apiName = (i: number): string => (o.servers > 1 ? `apiserver-${i + 1}` : 'apiserver');
     const apiSpec = (i: number, port: number): DaemonSpec => ({
       name: apiName(i),
@@ -561,12 +573,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
         '--authorization-mode=Node,RBAC',
         // Client certificates of the cluster CA (the metrics server's), and the aggregation layer: extension servers
         // trust the front proxy's certificate and its user headers, and are reached at their endpoints.
-        `--client-ca-file=${f.clusterCa.certFile}`,
-        `--requestheader-client-ca-file=${f.frontProxyCa.certFile}`,
-        `--requestheader-allowed-names=${FRONT_PROXY_CLIENT.commonName}`,
-        '--requestheader-username-headers=X-Remote-User',
-        '--requestheader-group-headers=X-Remote-Group',
-        '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+        ...clientCertificateArgs,
         `--proxy-client-cert-file=${f.frontProxyClient.certFile}`,
         `--proxy-client-key-file=${f.frontProxyClient.keyFile}`,
         '--enable-aggregator-routing=true',
@@ -632,12 +639,7 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
             `--tls-cert-file=${f.metricsServerServing.certFile}`,
             `--tls-private-key-file=${f.metricsServerServing.keyFile}`,
             // What the API server publishes in extension-apiserver-authentication, given here instead.
-            `--client-ca-file=${f.clusterCa.certFile}`,
-            `--requestheader-client-ca-file=${f.frontProxyCa.certFile}`,
-            `--requestheader-allowed-names=${FRONT_PROXY_CLIENT.commonName}`,
-            '--requestheader-username-headers=X-Remote-User',
-            '--requestheader-group-headers=X-Remote-Group',
-            '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+            ...clientCertificateArgs,
             `--agent-certificate-authority=${f.clusterCa.certFile}`,
             '--agent-use-node-status-port',
             '--agent-preferred-address-types=InternalIP,Hostname,InternalDNS,ExternalDNS,ExternalIP',

@@ -10,6 +10,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 
 import { init } from '../init';
 import { candidacyOf, leaseHolders, rssOf } from '../inspect';
+import { metricsServerObjects, RegistrationError, registerMetricsServer } from '../metrics-server';
 import { clusterFiles } from '../pki';
 import { alive, type ClusterState, readState } from '../state';
 import { probe } from '../supervisor';
@@ -152,6 +153,21 @@ export async function main(argv: readonly string[]): Promise<number> {
       }
     });
   program
+    .command('register-metrics-server')
+    .description(
+      'register a metrics server that runs elsewhere (docker compose, systemd) in the API: its roles, its Service and the APIService v1beta1.metrics.platform, as the admin of `platform init`',
+    )
+    .addOption(dirOption())
+    .requiredOption('--server <url>', 'the API server URL (https://host:port)')
+    .requiredOption(
+      '--address <address>',
+      "the metrics server's address: an IP (a Service with Endpoints there, for --enable-aggregator-routing) or a DNS name (an ExternalName Service)",
+    )
+    .option('--port <port>', "the metrics server's --secure-port", parsePort, 4443)
+    .action(async (o: { dir: string; server: string; address: string; port: number }) => {
+      code = await registerElsewhere(resolve(o.dir), o.server, o.address, o.port);
+    });
+  program
     .command('probe')
     .description('exit 0 when a GET of the URL answers 200 (a health check for containers; TLS is not verified)')
     .argument('<url>', 'e.g. https://localhost:6443/readyz')
@@ -170,6 +186,38 @@ export async function main(argv: readonly string[]): Promise<number> {
     return e.exitCode ?? 1;
   }
   return code;
+}
+
+/**
+ * `register-metrics-server`: the objects of metrics-server.ts for a metrics server at `address`:`port`, written as the
+ * admin of the credentials in `dir`; retried for a minute while the API server does not answer.
+ */
+async function registerElsewhere(dir: string, server: string, address: string, port: number): Promise<number> {
+  const f = clusterFiles(dir);
+  let token: string, ca: string, clusterCa: string;
+  try {
+    token = readFileSync(f.tokenFile, 'utf8').trim();
+    ca = readFileSync(f.caFile, 'utf8');
+    clusterCa = readFileSync(f.clusterCa.certFile, 'utf8');
+  } catch (err) {
+    IO.err(`platform: ${dir} holds no credentials of \`platform init\`: ${(err as Error).message}`);
+    return 1;
+  }
+  const objects = metricsServerObjects(port, clusterCa, address);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await registerMetricsServer(server, token, ca, objects);
+      IO.out(`platform: registered the metrics server at ${address}:${port} in ${server}`);
+      return 0;
+    } catch (err) {
+      const refused = err instanceof RegistrationError && err.status >= 400 && err.status < 500 && err.status !== 429;
+      if (refused || attempt >= 30) {
+        IO.err(`platform: could not register the metrics server: ${(err as Error).message}`);
+        return 1;
+      }
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
 }
 
 /** `up --detach`: the launcher again, in the background, logging to `logs/platform.log`; returns once it is ready. */
