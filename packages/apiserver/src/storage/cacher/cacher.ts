@@ -371,7 +371,10 @@ export class Cacher implements Storage {
     return obj;
   }
 
-  /** See `Storage.list`: served from memory for resourceVersion '0' and "not older than N" (see the module comment). */
+  /**
+   * See `Storage.list`: served from memory for resourceVersion '0', "not older than N", and unset (consistent) once
+   * the store proves the cache current (see the module comment).
+   */
   async list(prefix: string, opts: ListOptions = {}): Promise<ApiObjectList> {
     const rv = parseResourceVersion(opts.resourceVersion);
     if (rv === undefined && this.consistentFromCache && this.servesConsistently(prefix, opts)) {
