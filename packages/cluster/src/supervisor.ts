@@ -11,6 +11,7 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { setPriority } from 'node:os';
+import { createSecureContext } from 'node:tls';
 import { join } from 'node:path';
 
 /** How a daemon is started and probed. */
@@ -44,14 +45,19 @@ export interface Daemon {
   restarts: number;
   /** How many times it exited (a required daemon's wait for health ends when it exits before it is healthy). */
   exits: number;
+  /** When its current process was started (ms since the epoch). */
+  spawnedAt?: number;
 }
 
 const MAX_RESTART_BACKOFF_MS = 30_000;
+/** How long after a daemon's process starts it is first probed. */
+const FIRST_PROBE_AFTER_MS = 500;
 
 /**
- * The probes' connections, kept open between probes: a daemon is probed every 50 ms until it is healthy, and a new
- * TLS connection each time (with a secure context of its own) cost the launcher about half a CPU-second of a start.
- * Idle connections do not keep the process alive.
+ * The probes' connections, kept open between probes, and one TLS secure context for all of them: a daemon is probed
+ * every 50 ms until it is healthy, and a new TLS connection each time, each with a secure context of its own (made
+ * before the connection is even refused), cost the launcher about a CPU-second of a start. Idle connections do not
+ * keep the process alive.
  */
 let agents: { http: HttpAgent; https: HttpsAgent } | undefined;
 
@@ -59,7 +65,7 @@ let agents: { http: HttpAgent; https: HttpsAgent } | undefined;
 export function probe(url: string): Promise<boolean> {
   agents ??= {
     http: new HttpAgent({ keepAlive: true }),
-    https: new HttpsAgent({ keepAlive: true, rejectUnauthorized: false }),
+    https: new HttpsAgent({ keepAlive: true, rejectUnauthorized: false, secureContext: createSecureContext() }),
   };
   const https = url.startsWith('https:');
   return new Promise((done) => {
@@ -165,6 +171,7 @@ export class Supervisor {
       ? spawn(spec.bin, spec.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
       : spawn(process.execPath, [spec.bin, ...spec.args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     d.child = child;
+    d.spawnedAt = Date.now();
     if (spec.nice && child.pid !== undefined)
       try {
         setPriority(child.pid, spec.nice);
@@ -208,6 +215,10 @@ export class Supervisor {
     if (!d) return false;
     const exits = d.exits;
     const deadline = Date.now() + timeoutMs;
+    // No daemon answers sooner than its modules are loaded (a CPU-second or so): the probes of a daemon that is not
+    // listening yet (each a refused connection and its error) start a moment after its process does.
+    const wait = (d.spawnedAt ?? 0) + FIRST_PROBE_AFTER_MS - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     while (!this.stopping && Date.now() < deadline) {
       if (d.spec.health ? await probe(d.spec.health) : running(d.child)) return true;
       if (failOnExit ? d.exits > exits : !d.spec.restart && d.child && !running(d.child)) return false;
