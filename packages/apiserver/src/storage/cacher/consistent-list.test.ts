@@ -237,3 +237,73 @@ describe.each(Object.keys(backends))('consistent lists from the watch cache on %
     expect(cacher.consistentLists.fromCache - servedBefore).toBeGreaterThan(checks.length * 0.75);
   });
 });
+
+/** Holds the events of a real store's watches while paused (a decorator: every call still goes to the store). */
+function pausableWatches(store: Store): { store: Store; pause(): void; resume(): void } {
+  let gate: Promise<void> = Promise.resolve();
+  let open = (): void => undefined;
+  const watch: Store['watch'] = (prefix, after, signal, o) => {
+    const inner = store.watch(prefix, after, signal, o);
+    return {
+      [Symbol.asyncIterator]: () => {
+        const it = inner[Symbol.asyncIterator]();
+        return {
+          next: async () => {
+            const r = await it.next();
+            await gate;
+            return r;
+          },
+          return: (v?: unknown) => it.return!(v),
+        };
+      },
+    };
+  };
+  const wrapped = new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'watch') return watch;
+      const v = Reflect.get(target, prop) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  return {
+    store: wrapped,
+    pause: (): void => {
+      gate = new Promise((r) => (open = r));
+    },
+    resume: () => open(),
+  };
+}
+
+test('a cache that cannot show itself current in time leaves the consistent list to the store', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'consistent-list-'));
+  const store = await SqliteStore.open(join(dir, 'state.db'));
+  const pausable = pausableWatches(store);
+  const cacher = new Cacher(new StoreStorage(pausable.store, jsonCodec), {
+    resourcePrefix: PREFIX,
+    consistentReadWaitMs: 200,
+  });
+  try {
+    await cacher.start();
+    const caughtUp = async (rv: string): Promise<void> => {
+      for (const deadline = Date.now() + 30_000; cacher.revision < BigInt(rv);) {
+        if (Date.now() > deadline) throw new Error(`the cache did not reach ${rv}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    await caughtUp((await cacher.create(key('a', 'x'), pod('a', 'x'))).metadata!.resourceVersion!);
+    pausable.pause();
+    const y = await cacher.create(key('a', 'y'), pod('a', 'y'));
+    const list = await cacher.list(PREFIX);
+    expect(names(list.items)).toEqual(expect.arrayContaining([`y@${y.metadata!.resourceVersion}`]));
+    expect(cacher.consistentLists).toEqual({ fromCache: 0, fromStorage: 1 });
+    pausable.resume();
+    await caughtUp(y.metadata!.resourceVersion!);
+    expect(names((await cacher.list(PREFIX)).items)).toEqual(names(list.items));
+    expect(cacher.consistentLists).toEqual({ fromCache: 1, fromStorage: 1 });
+  } finally {
+    pausable.resume();
+    await cacher.stop();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
