@@ -7,6 +7,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { dirname } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 
 import { parseQuantity } from '@platform/api';
 import { Clientset, loadClientConfig, RestClient } from '@platform/client';
@@ -143,6 +144,7 @@ export function makeRuntime(v: AgentValues, nodeIp: string, log: Logger): Runtim
       sandboxImage: v.podInfraContainerImage,
       // Host-network pods have the node's address as theirs.
       nodeIp,
+      log: log.child('cri'),
     });
   return new BuiltinRuntime({
     dir: `${v.rootDir}/builtin`,
@@ -201,6 +203,10 @@ export function startCriHousekeeping(runtime: Runtime, v: AgentValues, log: Logg
 
 /** Runs the node agent with `argv` (without node and script). Resolves with the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
+  // V8's --optimize-for-size, set here because NODE_OPTIONS refuses it and every launcher should have it: the old
+  // generation grows less past what is live, so a burst of pod starts leaves less resident memory behind (through
+  // containerd, 100 pods: see docs/node-agent.md, Figures). Its CPU cost did not show in the benchmarks.
+  setFlagsFromString('--optimize-for-size');
   const { cmd, groups, version, agent: agentOptions } = nodeAgentCommand();
   const outcome = parseOrExit(cmd, groups, argv, version);
   if (outcome.exitCode !== undefined) return outcome.exitCode;

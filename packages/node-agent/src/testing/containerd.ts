@@ -228,6 +228,10 @@ export interface TestContainerd {
   readonly logDir: string;
   /** containerd's own log file. */
   readonly logFile: string;
+  /** containerd's process id. */
+  readonly pid: number;
+  /** The process ids of its shims (one per pod with the runc v2 shim; what they run are their children). */
+  shimPids(): number[];
   /**
    * Adds cgroups (v1 paths, e.g. the agent's `/platform/pod<uid>`) for `stop()` to remove: a runtime leaves the
    * pod-level parents it created when their sandbox is removed (the kubelet deletes them itself).
@@ -505,6 +509,9 @@ export async function startContainerd(options: StartContainerdOptions = {}): Pro
     cgroupParent,
     logDir,
     logFile,
+    pid: proc.pid ?? 0,
+    // Shims are started with `-address <socket>`; containerd's own command line names its config file only.
+    shimPids: () => pidsWithCmdline(socket),
     trackCgroups,
     importImages,
     stop,
