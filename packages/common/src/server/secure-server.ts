@@ -348,8 +348,10 @@ export class SecureServer {
         },
       );
     });
-    const version = this.o.versionInfo ?? getVersionInfo();
+    // Computed at the first request, not at start: without the build's environment it runs `git` twice, a tenth of
+    // a second or more of every daemon's way to ready.
     router.get('/version', (_req, res) => {
+      const version = this.o.versionInfo ?? getVersionInfo();
       res.type('application/json').send(`${JSON.stringify(version, null, 2)}\n`);
     });
     if (this.o.enableProfiling) installProfiling(router, this.signal, this.delay);
