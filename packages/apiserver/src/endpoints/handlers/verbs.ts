@@ -27,7 +27,7 @@ import {
   managerOrUserAgent,
 } from '../../patch/apply/field-manager';
 import { negotiateInput, type OutputFormat } from '../negotiation/negotiate';
-import { writeObject } from '../responses/writers';
+import { writeList, writeObject } from '../responses/writers';
 import { decodeObject, parseBody, readBody } from './body';
 import {
   dryRunFromValues,
@@ -145,7 +145,15 @@ export async function listHandler(r: VerbRequest): Promise<void> {
   if (!capabilities.lister(s)) unsupported(r, 'list');
   const o = parseListOptions(r.query, false);
   const list = await s.list(r.ctx, o);
-  write(r, 200, listView(list, r.output, r.scope, r.query) as ApiObject);
+  // Streamed: a list of thousands of objects is written as the client takes it, not built whole first.
+  await writeList(
+    r.res,
+    200,
+    listView(list, r.output, r.scope, r.query) as ApiObject,
+    r.output.format,
+    r.scope.serializers,
+    isPretty(r.query),
+  );
 }
 
 /** POST: create. */

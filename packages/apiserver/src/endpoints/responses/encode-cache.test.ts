@@ -1,7 +1,14 @@
 import { type ApiObject, builtinScheme, jsonCodec, ProtobufCodec, protoType, WatchEventSchema } from '@platform/api';
 
 import { deepFreeze, isImmutable } from '../../storage/immutable';
-import { encodeJson, encodeJsonWatchEvent, encodeProtobuf, encodeProtobufWatchEvent } from './encode-cache';
+import {
+  encodeJson,
+  encodeJsonWatchEvent,
+  encodeProtobuf,
+  encodeProtobufWatchEvent,
+  jsonArrayParts,
+  protobufListParts,
+} from './encode-cache';
 
 function configMap(name: string, extra: Record<string, string> = {}): ApiObject {
   return {
@@ -79,5 +86,52 @@ describe('encode cache', () => {
     expect(encodeProtobufWatchEvent(codec, 'ADDED', mutable)).not.toBe(
       encodeProtobufWatchEvent(codec, 'ADDED', mutable),
     );
+  });
+
+  it('splits lists and Tables into parts that join to the bytes of the JSON codec, with the length when all are cached', () => {
+    const frozen = [deepFreeze(configMap('a')), deepFreeze(configMap('c', { k: '"items"' }))];
+    const mixed = [frozen[0]!, configMap('b'), frozen[1]!];
+    const meta = { resourceVersion: '9', continue: 'abc', remainingItemCount: 3 };
+    for (const items of [frozen, mixed, []]) {
+      const list = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: meta, items } as unknown as ApiObject;
+      const body = jsonArrayParts(list, 'items')!;
+      const expected = jsonCodec.encode(list);
+      const joined = Buffer.concat([...body.parts]);
+      expect(joined.toString()).toBe(expected.toString());
+      expect(body.length).toBe(items.includes(mixed[1]!) ? undefined : expected.length);
+    }
+    const table = {
+      apiVersion: 'meta.platform/v1',
+      kind: 'Table',
+      columnDefinitions: [{ name: 'Name', type: 'string' }],
+      rows: [{ cells: ['a'], object: frozen[0] }, { cells: ['b'] }],
+      metadata: { resourceVersion: '9' },
+    };
+    expect(Buffer.concat([...jsonArrayParts(table, 'rows')!.parts]).toString()).toBe(JSON.stringify(table));
+    expect(jsonArrayParts({ items: [1, 2] }, 'items')).toBeUndefined();
+    expect(jsonArrayParts({ kind: 'Status' }, 'items')).toBeUndefined();
+  });
+
+  it('splits Protobuf lists into parts that join to the bytes of the codec, long lengths included', () => {
+    const codec = new ProtobufCodec(builtinScheme());
+    // Items of 100 bytes to 100 KiB: one-, two- and three-byte length varints, and a list length of three or more.
+    const sizes = [100, 200, 20_000, 100_000, 5];
+    const frozen = sizes.map((n, i) => deepFreeze(configMap(`cm-${i}`, { big: 'y'.repeat(n) })));
+    const mixed = [frozen[0]!, configMap('m', { big: 'z'.repeat(300) }), ...frozen.slice(1)];
+    for (const items of [frozen, mixed]) {
+      const list = {
+        apiVersion: 'v1',
+        kind: 'ConfigMapList',
+        metadata: { resourceVersion: '9', continue: 'abc', remainingItemCount: 3 },
+        items,
+      } as unknown as ApiObject;
+      const body = protobufListParts(codec, list)!;
+      const expected = codec.encode(list);
+      const joined = Buffer.concat([...body.parts]);
+      expect(joined.equals(expected)).toBe(true);
+      expect(body.length).toBe(expected.length);
+    }
+    const empty = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: {}, items: [] } as unknown as ApiObject;
+    expect(protobufListParts(codec, empty)).toBeUndefined();
   });
 });

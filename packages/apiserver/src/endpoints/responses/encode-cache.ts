@@ -7,7 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { type ApiObject, jsonCodec, type ProtobufCodec, protoType, WatchEventSchema } from '@platform/api';
+import {
+  type ApiObject,
+  hasProtobufMagic,
+  jsonCodec,
+  type ProtobufCodec,
+  protoType,
+  WatchEventSchema,
+} from '@platform/api';
 
 import { isImmutable } from '../../storage/immutable';
 
@@ -16,9 +23,7 @@ const protobufCaches = new WeakMap<ProtobufCodec, WeakMap<object, Buffer>>();
 
 /** Stands for the items of a list while the rest of it is stringified (a string no object can contain by chance). */
 const ITEMS_MARK = JSON.stringify(`\u0000items-${randomUUID()}\u0000`);
-const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
 
 /** A buffer of its own (not a slice of Node's shared pool, which would keep a whole pool slab alive). */
 function ownBuffer(text: string): Buffer {
@@ -36,22 +41,63 @@ function cachedJson(obj: object): Buffer {
   return b;
 }
 
+/**
+ * A response body as a sequence of buffers, written one after the other (`writers.ts` streams them). `length` is
+ * the total byte count when it is known before the first part is made (every part already encoded).
+ */
+export interface BodyParts {
+  parts: Iterable<Buffer>;
+  length?: number;
+}
+
+/** The JSON of one element of a list's array: the cached bytes of an immutable object, else a fresh encoding. */
+function elementJson(item: object): Buffer {
+  return isImmutable(item) ? cachedJson(item) : Buffer.from(JSON.stringify(item));
+}
+
+/**
+ * The JSON of an object whose `field` is an array of objects (a list's `items`, a Table's `rows`), as parts: the
+ * object up to the array, each element, the rest; byte for byte what `jsonCodec.encode` writes. The elements are
+ * encoded as the parts are taken, so a list is never held as one string or buffer. Undefined when `obj[field]` is
+ * not an array of objects (the caller encodes the object whole).
+ */
+export function jsonArrayParts(obj: object, field: 'items' | 'rows'): BodyParts | undefined {
+  const elements = (obj as Record<string, unknown>)[field];
+  if (!Array.isArray(elements)) return undefined;
+  if (!elements.every((i) => typeof i === 'object' && i !== null && !Array.isArray(i))) return undefined;
+  const outer = JSON.stringify({ ...obj, [field]: JSON.parse(ITEMS_MARK) as string });
+  const at = outer.indexOf(ITEMS_MARK);
+  if (at < 0) return undefined;
+  const head = Buffer.from(`${outer.slice(0, at)}[`);
+  const tail = Buffer.from(`]${outer.slice(at + ITEMS_MARK.length)}`);
+  const items = elements as object[];
+  // With every element cached, the length is known up front (and the bytes are the cache's, not copies).
+  let length: number | undefined = head.length + tail.length + Math.max(0, items.length - 1);
+  for (const item of items) {
+    if (!isImmutable(item)) {
+      length = undefined;
+      break;
+    }
+    length += cachedJson(item).length;
+  }
+  function* parts(): Generator<Buffer> {
+    yield head;
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0) yield COMMA;
+      yield elementJson(items[i]!);
+    }
+    yield tail;
+  }
+  return length === undefined ? { parts: parts() } : { parts: parts(), length };
+}
+
 /** The JSON of an object or a list, as `jsonCodec.encode` writes it, reusing the encodings of immutable objects. */
 export function encodeJson(obj: ApiObject): Buffer {
   if (isImmutable(obj)) return cachedJson(obj);
   const items = (obj as { items?: unknown }).items;
   if (!Array.isArray(items) || !items.some(isImmutable)) return jsonCodec.encode(obj);
-  if (!items.every((i) => typeof i === 'object' && i !== null && !Array.isArray(i))) return jsonCodec.encode(obj);
-  const outer = JSON.stringify({ ...(obj as object), items: JSON.parse(ITEMS_MARK) as string });
-  const at = outer.indexOf(ITEMS_MARK);
-  if (at < 0) return jsonCodec.encode(obj);
-  const parts: Buffer[] = [Buffer.from(outer.slice(0, at)), OPEN];
-  items.forEach((item: object, i) => {
-    if (i > 0) parts.push(COMMA);
-    parts.push(isImmutable(item) ? cachedJson(item) : jsonCodec.encode(item as ApiObject));
-  });
-  parts.push(CLOSE, Buffer.from(outer.slice(at + ITEMS_MARK.length)));
-  return Buffer.concat(parts);
+  const body = jsonArrayParts(obj, 'items');
+  return body ? Buffer.concat([...body.parts]) : jsonCodec.encode(obj);
 }
 
 /** The Protobuf encoding (with its envelope) of an object, as `codec.encode` writes it, once per immutable object. */
@@ -68,6 +114,110 @@ export function encodeProtobuf(codec: ProtobufCodec, obj: ApiObject): Buffer {
     cache.set(obj, b);
   }
   return b;
+}
+
+/** The varint encoding of a non-negative integer (Protobuf lengths). */
+function varint(n: number): Buffer {
+  const bytes: number[] = [];
+  while (n > 0x7f) {
+    bytes.push((n % 0x80) | 0x80);
+    n = Math.floor(n / 0x80);
+  }
+  bytes.push(n);
+  return Buffer.from(bytes);
+}
+
+/** The varint at `at`: its value and where the next field starts; undefined when malformed. */
+function readVarint(b: Uint8Array, at: number): { value: number; next: number } | undefined {
+  let value = 0;
+  for (let shift = 1, i = at; i < b.length && i < at + 5; i++, shift *= 0x80) {
+    const byte = b[i]!;
+    value += (byte & 0x7f) * shift;
+    if (byte < 0x80) return { value, next: i + 1 };
+  }
+  return undefined;
+}
+
+const TYPE_META_TAG = 0x0a; // Unknown.typeMeta: field 1, length-delimited
+const RAW_TAG = 0x12; // Unknown.raw and a list's items: field 2, length-delimited
+
+/**
+ * An enveloped encoding split in two: `prefix`, the bytes up to the length of `raw` (the magic, `typeMeta` and the
+ * tag of `raw`), and `raw`, the object's own message, which runs to the end. Undefined for another layout.
+ */
+function splitEnvelope(b: Buffer): { prefix: Buffer; raw: Buffer } | undefined {
+  if (!hasProtobufMagic(b) || b[4] !== TYPE_META_TAG) return undefined;
+  const typeMeta = readVarint(b, 5);
+  if (!typeMeta) return undefined;
+  const rawTag = typeMeta.next + typeMeta.value;
+  if (b[rawTag] !== RAW_TAG) return undefined;
+  const raw = readVarint(b, rawTag + 1);
+  if (!raw || raw.next + raw.value !== b.length) return undefined;
+  return { prefix: b.subarray(0, rawTag + 1), raw: b.subarray(raw.next) };
+}
+
+/** An object's own message inside a list: a view of its cached enveloped encoding when it is immutable. */
+function itemRaw(codec: ProtobufCodec, item: ApiObject): Uint8Array {
+  if (!isImmutable(item)) return codec.encodeRaw(item);
+  return splitEnvelope(encodeProtobuf(codec, item))?.raw ?? codec.encodeRaw(item);
+}
+
+/** The parts of a list's enveloped encoding around `raws`, its items' own messages (see protobufListParts). */
+function protobufListFrame(empty: { prefix: Buffer; raw: Buffer }, raws: Uint8Array[]): BodyParts {
+  const heads = raws.map((r) => Buffer.concat([Buffer.of(RAW_TAG), varint(r.length)]));
+  let rawLength = empty.raw.length;
+  raws.forEach((r, i) => (rawLength += heads[i]!.length + r.length));
+  const start = Buffer.concat([empty.prefix, varint(rawLength), empty.raw]);
+  function* parts(): Generator<Buffer> {
+    yield start;
+    for (let i = 0; i < raws.length; i++) {
+      yield heads[i]!;
+      const r = raws[i]!;
+      yield Buffer.isBuffer(r) ? r : Buffer.from(r.buffer, r.byteOffset, r.byteLength);
+    }
+  }
+  return { parts: parts(), length: start.length + rawLength - empty.raw.length };
+}
+
+/** Per codec and list apiVersion/kind: whether a list's items follow its metadata as field 2 (checked once). */
+const protobufListLayouts = new WeakMap<ProtobufCodec, Map<string, boolean>>();
+
+/**
+ * The enveloped Protobuf of a list, as `codec.encode` writes it, as parts: the envelope and the list's own fields,
+ * then each item as field 2 — the bytes of immutable items are their cached encodings, not copies. Undefined when
+ * the list cannot be written so (no items, items without a kind, or a layout that does not check out: the first
+ * time a list kind is seen, the parts of a one-item list are compared with the codec's encoding of it).
+ */
+export function protobufListParts(codec: ProtobufCodec, list: ApiObject): BodyParts | undefined {
+  const items = (list as { items?: unknown }).items;
+  if (!Array.isArray(items) || items.length === 0) return undefined;
+  if (!items.every((i: ApiObject) => typeof i?.apiVersion === 'string' && typeof i.kind === 'string')) return undefined;
+  let empty: { prefix: Buffer; raw: Buffer } | undefined;
+  try {
+    empty = splitEnvelope(codec.encode({ ...list, items: [] } as ApiObject));
+  } catch {
+    return undefined; // the codec's own encoding reports the problem
+  }
+  if (!empty) return undefined;
+  let layouts = protobufListLayouts.get(codec);
+  if (!layouts) {
+    layouts = new Map();
+    protobufListLayouts.set(codec, layouts);
+  }
+  const layoutKey = `${list.apiVersion ?? ''}/${list.kind ?? ''}`;
+  let layoutOk = layouts.get(layoutKey);
+  if (layoutOk === undefined) {
+    const first = items[0] as ApiObject;
+    const expected = codec.encode({ ...list, items: [first] } as ApiObject);
+    const framed = Buffer.concat([...protobufListFrame(empty, [itemRaw(codec, first)]).parts]);
+    layoutOk = framed.equals(expected);
+    layouts.set(layoutKey, layoutOk);
+  }
+  if (!layoutOk) return undefined;
+  return protobufListFrame(
+    empty,
+    items.map((i: ApiObject) => itemRaw(codec, i)),
+  );
 }
 
 const protobufEventCaches = new WeakMap<ProtobufCodec, WeakMap<object, Map<string, Buffer>>>();

@@ -10,7 +10,7 @@ import * as yaml from 'js-yaml';
 import { noteResponseObject } from '../../audit/context';
 import { respellObject, responseGroupAlias } from '../group-alias';
 import { type Format } from '../negotiation/negotiate';
-import { encodeJson, encodeProtobuf } from './encode-cache';
+import { type BodyParts, encodeJson, encodeProtobuf, jsonArrayParts, protobufListParts } from './encode-cache';
 
 /** Serializers shared by every handler of a server. */
 export interface Serializers {
@@ -68,6 +68,118 @@ export function writeObject(
   res.setHeader('Content-Type', responseContentType(res, format));
   res.setHeader('Content-Length', body.length);
   res.end(body);
+}
+
+/** A body smaller than this is written whole, with its Content-Length, as `writeObject` does. */
+const STREAM_THRESHOLD = 256 * 1024;
+/** The size of the writes of a streamed body (its parts are gathered up to this). */
+const STREAM_CHUNK = 64 * 1024;
+/** A streamed body lets other work run after this many bytes written without waiting for the client. */
+const STREAM_YIELD_BYTES = 1024 * 1024;
+
+/** Resolves once `res` can take more (it drained) or is gone. */
+function writable(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** Gathers parts into buffers of at least `size` bytes (the last one may be smaller). */
+function* chunks(parts: Iterable<Buffer>, size: number): Generator<Buffer> {
+  let pending: Buffer[] = [];
+  let bytes = 0;
+  for (const p of parts) {
+    pending.push(p);
+    bytes += p.length;
+    if (bytes >= size) {
+      yield pending.length === 1 ? pending[0]! : Buffer.concat(pending, bytes);
+      pending = [];
+      bytes = 0;
+    }
+  }
+  if (bytes > 0 || pending.length > 0) yield pending.length === 1 ? pending[0]! : Buffer.concat(pending, bytes);
+}
+
+/**
+ * Writes a body given as parts. A small one goes out whole with its Content-Length; a large one is streamed in
+ * chunks of STREAM_CHUNK, each made only when the connection took the last (`write` returned false → wait for
+ * 'drain'), so a slow client never makes the server hold the whole body: at most a chunk and the socket's buffer.
+ * Its Content-Length is sent when known up front, else it is chunked. Stops when the client goes away.
+ */
+async function writeBody(res: ServerResponse, code: number, contentType: string, body: BodyParts): Promise<void> {
+  const it = chunks(body.parts, STREAM_THRESHOLD)[Symbol.iterator]();
+  const first = it.next();
+  const second = first.done ? first : it.next();
+  res.statusCode = code;
+  res.setHeader('Content-Type', contentType);
+  if (second.done) {
+    const whole = first.done ? Buffer.alloc(0) : first.value;
+    res.setHeader('Content-Length', whole.length);
+    res.end(whole);
+    return;
+  }
+  if (body.length !== undefined) res.setHeader('Content-Length', body.length);
+  // 'close' comes when the client goes away (HTTP/2's compatible response has no `destroyed` to ask).
+  let closed = false;
+  const onClose = (): void => {
+    closed = true;
+  };
+  res.once('close', onClose);
+  let sinceYield = 0;
+  const rest = chunks(
+    (function* () {
+      yield first.value;
+      yield second.value;
+      for (let n = it.next(); !n.done; n = it.next()) yield n.value;
+    })(),
+    STREAM_CHUNK,
+  );
+  try {
+    for (const chunk of rest) {
+      if (closed) return;
+      if (!res.write(chunk)) {
+        if (!closed) await writable(res);
+        sinceYield = 0;
+      } else if ((sinceYield += chunk.length) >= STREAM_YIELD_BYTES) {
+        // The client keeps up: still let other requests run between megabytes.
+        await new Promise((r) => setImmediate(r));
+        sinceYield = 0;
+      }
+    }
+    if (!closed) res.end();
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
+/**
+ * Writes a list (or a Table) with a status code, as `writeObject` would, but streamed when large: its items are
+ * encoded one by one as the connection takes them (the cached bytes of the watch cache's objects are written as
+ * they are), never gathered into one string or buffer. YAML and `pretty` JSON are written whole.
+ */
+export async function writeList(
+  res: ServerResponse,
+  code: number,
+  obj: ApiObject,
+  format: Format,
+  s: Serializers,
+  pretty = false,
+): Promise<void> {
+  if (res.headersSent || res.writableEnded) return;
+  const alias = responseGroupAlias(res);
+  const out = alias ? respellObject(obj, alias) : obj;
+  let body: BodyParts | undefined;
+  if (format === 'json' && !pretty) body = jsonArrayParts(out, out.kind === 'Table' ? 'rows' : 'items');
+  else if (format === 'protobuf') body = protobufListParts(s.protobuf, out);
+  if (!body) return writeObject(res, code, obj, format, s, pretty);
+  noteResponseObject(res, obj);
+  await writeBody(res, code, responseContentType(res, format), body);
 }
 
 /** A hook for errors that are bugs (not StatusErrors): the server logs them. */
