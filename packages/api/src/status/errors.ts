@@ -204,6 +204,31 @@ export function timeout(message: string, retryAfterSeconds = 0): StatusError {
   return make(504, 'Timeout', `Timeout: ${message}`, retryAfterSeconds ? { retryAfterSeconds } : undefined);
 }
 
+/**
+ * 504 Timeout for a read "not older than" a resourceVersion the server has not reached in time (1.21's
+ * `NewTooLargeResourceVersionError`), with the `ResourceVersionTooLarge` cause that tells it from other timeouts.
+ */
+export function tooLargeResourceVersion(detail: string): StatusError {
+  return make(504, 'Timeout', `Timeout: Too large resource version: ${detail}`, {
+    retryAfterSeconds: 1,
+    causes: [{ reason: RESOURCE_VERSION_TOO_LARGE, message: 'Too large resource version' }],
+  });
+}
+
+const RESOURCE_VERSION_TOO_LARGE = 'ResourceVersionTooLarge';
+
+/** True for a {@link tooLargeResourceVersion} error (client-go's `isTooLargeResourceVersionError`). */
+export function isTooLargeResourceVersion(err: unknown): boolean {
+  if (!isStatusError(err) || err.code !== 504) return false;
+  const causes = err.status.details?.causes ?? [];
+  return (
+    causes.some((c) => c.reason === RESOURCE_VERSION_TOO_LARGE) ||
+    // Servers before the cause was added: the message says it.
+    causes.some((c) => c.message?.includes('Too large resource version')) ||
+    err.message.includes('Too large resource version')
+  );
+}
+
 /** 500 ServerTimeout: an operation could not complete in time; the client may retry. */
 export function serverTimeout(gr: GroupResource, operation: string, retryAfterSeconds: number): StatusError {
   return make(

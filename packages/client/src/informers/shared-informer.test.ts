@@ -19,10 +19,17 @@ class MemoryListerWatcher {
   items: ApiObject[] = [];
   rv = '1';
   lists = 0;
+  /** The resourceVersion and paging each list asked for. */
+  asked: string[] = [];
+  /** Errors the next lists fail with. */
+  listErrors: Error[] = [];
   private push?: (e: WatchEvent<ApiObject> | Error | null) => void;
 
   list(o: ListOptions): Promise<ObjectList<ApiObject>> {
     this.lists++;
+    this.asked.push(`rv=${o.resourceVersion ?? ''} limit=${o.limit ?? ''} continue=${o.continue ?? ''}`);
+    const err = this.listErrors.shift();
+    if (err) return Promise.reject(err);
     const start = Number(o.continue ?? 0);
     const limit = o.limit ?? this.items.length;
     const page = this.items.slice(start, start + limit);
@@ -76,7 +83,7 @@ function record(inf: SharedIndexInformer<ApiObject>): string[] {
 }
 
 describe('SharedIndexInformer', () => {
-  it('pages the first list, delivers the initial list, then watch events in order', async () => {
+  it('lists from the watch cache first, delivers the initial list, then watch events in order', async () => {
     const clock = new FakeClock();
     const lw = new MemoryListerWatcher();
     lw.items = [obj('a', 'x', '1'), obj('a', 'y', '1'), obj('b', 'z', '1')];
@@ -86,7 +93,7 @@ describe('SharedIndexInformer', () => {
     const run = inf.run(ac.signal);
     await flushMicrotasks();
     expect(inf.hasSynced()).toBe(true);
-    expect(lw.lists).toBe(2);
+    expect(lw.asked).toEqual(['rv=0 limit= continue=']); // resourceVersion "0", no pages: the API server's cache
     lw.send({ type: 'MODIFIED', object: obj('a', 'x', '2') });
     lw.send({ type: 'MODIFIED', object: obj('a', 'x', '2') }); // the same change again: not delivered twice
     lw.send({ type: 'DELETED', object: obj('a', 'y', '3') });
@@ -113,7 +120,33 @@ describe('SharedIndexInformer', () => {
     await flushMicrotasks();
     expect(calls.slice(2)).toEqual(['add new@5', 'delete tombstone:a/y']);
     expect(inf.stats.expired).toBe(1);
-    expect(lw.lists).toBe(2);
+    expect(lw.asked).toEqual(['rv=0 limit= continue=', 'rv=1 limit= continue=']); // not older than the last seen
+    ac.abort();
+    await run;
+  });
+
+  it('lists the latest state, in pages, after a list refused its resourceVersion', async () => {
+    const clock = new FakeClock();
+    const lw = new MemoryListerWatcher();
+    lw.items = [obj('a', 'x', '1'), obj('a', 'y', '1'), obj('b', 'z', '1')];
+    lw.listErrors = [
+      new StatusError({
+        code: 504,
+        reason: 'Timeout',
+        message: 'Timeout: Too large resource version: 9, current: 5',
+        details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] },
+      }),
+    ];
+    const inf = new SharedIndexInformer(lw, { clock, pageSize: 2 });
+    const ac = new AbortController();
+    const run = inf.run(ac.signal);
+    await flushMicrotasks();
+    expect(inf.hasSynced()).toBe(false);
+    await clock.advance(30_000); // past the back-off
+    await flushMicrotasks();
+    expect(inf.hasSynced()).toBe(true);
+    expect(inf.indexer.list()).toHaveLength(3);
+    expect(lw.asked).toEqual(['rv=0 limit= continue=', 'rv= limit=2 continue=', 'rv= limit=2 continue=2']);
     ac.abort();
     await run;
   });

@@ -1,6 +1,11 @@
 /**
  * The shared index informer (model: client-go `tools/cache/reflector.go`, `shared_informer.go`). Its reflector
- * lists in pages of 500, then watches from the list's resourceVersion with bookmarks. A watch that ends, or a
+ * lists, then watches from the list's resourceVersion with bookmarks. As client-go's
+ * `relistResourceVersion`, the first list asks for resourceVersion "0" (the API server's watch cache answers, at the
+ * cache's own revision, from which a watch can start at once: a list from the store is at the store's current
+ * revision, which the cache of a resource nobody writes reaches only at its next progress notification), a relist
+ * asks for "not older than" the last resourceVersion seen, and one after a list refused that resourceVersion (too
+ * old, or too large for the server answering) asks for the latest state, in pages of 500. A watch that ends, or a
  * connection that drops, is resumed from the last resourceVersion seen (an event's or a bookmark's); a 410
  * (`Expired`/`Gone`) means the history is compacted, so it lists again. Failures back off exponentially with
  * jitter (800 ms → 30 s).
@@ -11,7 +16,7 @@
  * Unchanged objects produce no call, so no handler hears of the same change twice. Resync (when configured)
  * replays the store to handlers as updates with `oldObj === newObj`.
  */
-import { type ApiObject, isGone, isResourceExpired, isStatusError } from '@platform/api';
+import { type ApiObject, isGone, isResourceExpired, isStatusError, isTooLargeResourceVersion } from '@platform/api';
 import { type Logger, NOP_LOGGER } from '@platform/common';
 
 import { type ListOptions, type ObjectList } from '../rest/resource-client';
@@ -79,6 +84,8 @@ export class SharedIndexInformer<T extends ApiObject> {
   private synced = false;
   private started = false;
   private rv = '';
+  /** The last list refused `rv` (Expired, Gone, or too large for the server): list the latest state instead. */
+  private rvUnavailable = false;
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly random: () => number;
@@ -209,14 +216,27 @@ export class SharedIndexInformer<T extends ApiObject> {
     const items: T[] = [];
     let cont: string | undefined;
     let rv = '';
+    const from = this.rvUnavailable ? '' : this.rv || '0';
     for (;;) {
-      const page = await this.lw.list({ limit: this.pageSize, continue: cont, signal });
+      let page: ObjectList<T>;
+      try {
+        // As client-go's reflector: a list at a resourceVersion asks for no pages, so that the watch cache answers
+        // it (with a limit, "N" would be an exact read of the store at N, a revision the cache may no longer serve
+        // watches from); only the latest state is listed in pages, from the store.
+        page = await this.lw.list(
+          from ? { resourceVersion: from, signal } : { limit: this.pageSize, continue: cont, signal },
+        );
+      } catch (err) {
+        this.rvUnavailable = isResourceExpired(err) || isGone(err) || isTooLargeResourceVersion(err);
+        throw err;
+      }
       items.push(...page.items);
       if (!cont) rv = page.metadata?.resourceVersion ?? '';
       cont = page.metadata?.continue || undefined;
       if (!cont) break;
     }
     if (!rv) throw new Error('list response has no resourceVersion');
+    this.rvUnavailable = false;
     const initial = !this.synced;
     const seen = new Set<string>();
     for (const raw of items) {

@@ -14,6 +14,7 @@ import {
   resourceExpired,
   serverTimeout,
   timeout,
+  tooLargeResourceVersion,
 } from '@platform/api';
 
 import { isStorageError } from '../../storage/errors';
@@ -60,7 +61,7 @@ export function interpretStorageError(err: unknown, gr: GroupResource, name: str
     case 'Compacted':
       return resourceExpired(`The resourceVersion for the provided ${operation} is too old.`);
     case 'RevisionTooLarge':
-      return timeout(`Too large resource version: ${err.message}`, 1);
+      return tooLargeResourceVersion(err.message);
     case 'TooLarge':
       return requestEntityTooLarge(err.message);
     case 'InvalidRequest':

@@ -337,8 +337,12 @@ export class Cacher implements Storage {
   private async waitUntilFresh(rv: Revision): Promise<void> {
     if (this.ready && this.rv >= rv) return;
     // A revision newer than this resource's last event is usually just the store's (a list answered by the store
-    // at its current revision): the underlying watch's next progress tells, so ask for it now.
-    if (this.ready) this.storage.requestProgress?.();
+    // at its current revision): the underlying watch's next progress tells, so ask for it now; a store that cannot
+    // answer that in time (etcd 3.4) proves the cache current instead, as consistent lists do.
+    if (this.ready) {
+      this.storage.requestProgress?.();
+      if (this.storage.freshness) void this.catchUpByProof(rv);
+    }
     const deadline = this.now() + this.waitTimeoutMs;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
@@ -357,6 +361,27 @@ export class Cacher implements Storage {
       };
       this.waiters.add(check);
     });
+  }
+
+  /**
+   * Moves the cache's revision to the store's when the store shows that nothing under this resource changed since
+   * the cache's last event (`PrefixFreshness`), as a progress notification would: waiters for `rv` are then served
+   * at once instead of after etcd's next progress notification (minutes by default).
+   */
+  private async catchUpByProof(rv: Revision): Promise<void> {
+    let f: PrefixFreshness | undefined;
+    try {
+      f = await this.prove(this.prefix);
+    } catch {
+      return; // the wait ends as it would have
+    }
+    if (!f || !this.ready || f.revision <= this.rv || f.revision < rv) return;
+    const at = this.rv;
+    const unchanged =
+      (f.lastChange !== undefined && at >= f.lastChange) ||
+      (f.live !== undefined && at >= f.live.lastModRevision && this.state.size === f.live.count);
+    if (!unchanged) return;
+    this.apply({ type: 'BOOKMARK', object: { metadata: { resourceVersion: f.revision.toString() } } });
   }
 
   // ---- reads served from memory, or delegated ----

@@ -16,7 +16,7 @@ import { SqliteStore } from '../sqlite/sqlite-store';
 import { StoreStorage } from '../storage';
 import { startEtcd, type EtcdCluster } from '../testing/etcd';
 import { jsonCodec } from '../testing/json-codec';
-import { pod } from '../testing/storage-conformance';
+import { pod, show, takeWatch } from '../testing/storage-conformance';
 
 import { Cacher } from './cacher';
 
@@ -116,6 +116,29 @@ describe.each(Object.keys(backends))('consistent lists from the watch cache on %
     expect(cacher.consistentLists.fromCache - servedBefore).toBe(4);
     // Only the three comparison reads reached the store.
     expect(counted.lists() - listsBefore).toBe(3);
+  });
+
+  test("a watch from the store's revision starts at once on a resource nobody writes", async () => {
+    // The store's revision moves past the quiet resource's last event, as a paginated list answered by the store
+    // reports it; etcd sends no progress notification here, so only the proof can show the cache that current.
+    const quiet = new Cacher(storage, { resourcePrefix: '/registry/quiet/', waitTimeoutMs: 20_000 });
+    await quiet.start();
+    try {
+      await storage.create('/registry/quiet/ns/q0', pod('ns', 'q0'));
+      for (let i = 0; i < 3; i++) await storage.create(`/registry/noise/n${i}-${name}`, pod('x', `n${i}`));
+      const { resourceVersion } = await storage.list('/registry/noise/');
+      const w = quiet.watch('/registry/quiet/', { recursive: true, resourceVersion });
+      // Before any event of its own: the wait for that revision is what the watch is held by.
+      for (const deadline = Date.now() + 15_000; quiet.revision < BigInt(resourceVersion);) {
+        if (Date.now() > deadline) throw new Error(`the cache stayed at ${quiet.revision} < ${resourceVersion}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const created = await storage.create('/registry/quiet/ns/q1', pod('ns', 'q1'));
+      expect((await takeWatch(w, 1, 30_000)).map(show)).toEqual([`ADDED q1@${created.metadata!.resourceVersion}`]);
+      w.stop();
+    } finally {
+      await quiet.stop();
+    }
   });
 
   test('concurrent lists share the store reads that prove the cache current', async () => {
