@@ -2,7 +2,7 @@
  * What the API server benchmarks share (`server/*.bench.ts`): the server as a child process (the `platform-apiserver`
  * command, compiled or from its sources) waited for until ready, a keep-alive HTTPS client, and progress lines.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { type ClientHttp2Session, connect as http2Connect } from 'node:http2';
 import { Agent, request as httpsRequest } from 'node:https';
@@ -49,6 +49,9 @@ class Http2Connection {
 export class BenchClient {
   private readonly agent: Agent;
   private readonly h2: Http2Connection | undefined;
+  private readonly ca: string;
+  /** Connections of the watches over HTTP/1.1: one each, never pooled. */
+  private watchAgent: Agent | undefined;
 
   constructor(
     readonly url: string,
@@ -58,7 +61,91 @@ export class BenchClient {
     h2?: Http2Connection,
   ) {
     this.agent = ca instanceof Agent ? ca : new Agent({ keepAlive: true, maxSockets: sockets, ca });
+    this.ca = typeof ca === 'string' ? ca : String(ca.options.ca ?? '');
     this.h2 = h2 ?? (BENCH_HTTP2 && typeof ca === 'string' ? new Http2Connection(url, ca) : undefined);
+  }
+
+  private headers(payload: Buffer | undefined, contentType = 'application/json'): Record<string, string> {
+    return {
+      ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+      ...(payload ? { 'content-type': contentType, 'content-length': String(payload.length) } : {}),
+    };
+  }
+
+  /**
+   * A GET whose body is counted and dropped as it arrives (a list of 50 MB costs the client no buffer and no
+   * parse, so that the server's time is what is measured).
+   */
+  drain(path: string): Promise<{ status: number; bytes: number }> {
+    return new Promise((resolvePromise, reject) => {
+      let bytes = 0;
+      if (this.h2) {
+        const stream = this.h2.get().request({ ':method': 'GET', ':path': path, ...this.headers(undefined) });
+        let status = 0;
+        stream.on('response', (h) => (status = Number(h[':status'])));
+        stream.on('data', (c: Buffer) => (bytes += c.length));
+        stream.on('end', () => resolvePromise({ status, bytes }));
+        stream.on('error', reject);
+        stream.end();
+        return;
+      }
+      const req = httpsRequest(`${this.url}${path}`, { agent: this.agent, headers: this.headers(undefined) }, (res) => {
+        res.on('data', (c: Buffer) => (bytes += c.length));
+        res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, bytes }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  /**
+   * A watch (`path` holds `watch=1`): resolves once the server answered 200, then calls `onLine` with each line
+   * of the stream and the time it arrived (`process.hrtime`, ns: the same clock in every process of the machine).
+   * Over HTTP/2 the watch is one more stream of the client's connection; over HTTP/1.1 it has a connection of its own.
+   */
+  watch(path: string, onLine: (line: string, atNs: number) => void): Promise<{ stop(): void }> {
+    return new Promise((resolvePromise, reject) => {
+      let buf = '';
+      const onData = (chunk: Buffer): void => {
+        const atNs = Number(process.hrtime.bigint());
+        buf += chunk.toString('utf8');
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          if (line) onLine(line, atNs);
+        }
+      };
+      if (this.h2) {
+        const stream = this.h2.get().request({ ':method': 'GET', ':path': path, ...this.headers(undefined) });
+        stream.on('response', (h) => {
+          const status = Number(h[':status']);
+          if (status === 200) resolvePromise({ stop: () => stream.close() });
+          else reject(new Error(`watch ${path}: ${status}`));
+        });
+        stream.on('data', onData);
+        stream.on('error', (err) => reject(err));
+        stream.end();
+        return;
+      }
+      this.watchAgent ??= new Agent({ keepAlive: false, ca: this.ca });
+      const req = httpsRequest(
+        `${this.url}${path}`,
+        { agent: this.watchAgent, headers: this.headers(undefined) },
+        (res) => {
+          if (res.statusCode !== 200) {
+            reject(new Error(`watch ${path}: ${res.statusCode}`));
+            res.resume();
+            return;
+          }
+          resolvePromise({ stop: () => req.destroy() });
+          res.on('data', onData);
+          res.on('error', () => {});
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
   }
 
   /** The same connections, as the user of `token`. */
@@ -73,14 +160,7 @@ export class BenchClient {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       const req = httpsRequest(
         `${this.url}${path}`,
-        {
-          method,
-          agent: this.agent,
-          headers: {
-            ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
-            ...(payload ? { 'content-type': contentType, 'content-length': String(payload.length) } : {}),
-          },
-        },
+        { method, agent: this.agent, headers: this.headers(payload, contentType) },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -130,6 +210,7 @@ export class BenchClient {
   close(): void {
     this.h2?.close();
     this.agent.destroy();
+    this.watchAgent?.destroy();
   }
 }
 
@@ -162,6 +243,45 @@ function processTree(pid: number): number[] {
     }
   }
   return [pid, ...children];
+}
+
+/** Clock ticks a second of /proc/<pid>/stat's times (`getconf CLK_TCK`; 100 on Linux unless told otherwise). */
+const clockTicks = ((): number => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU seconds (user + system) `pid` has used so far; 0 when it is gone. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command name: state (field 3), ..., utime (14), stime (15).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of `pid` and its children (a server and the server processes it forked). */
+export function treeCpuSeconds(pid: number): number {
+  return processTree(pid).reduce((a, p) => a + cpuSeconds(p), 0);
+}
+
+/** The children of this process running the command `comm` (`etcd`, say), from /proc. */
+export function childrenNamed(comm: string): number[] {
+  return processTree(process.pid)
+    .slice(1)
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/comm`, 'utf8').trim() === comm;
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** The memory of `pid` and its children (see {@link ServerMemory}). */
