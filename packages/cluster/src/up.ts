@@ -111,6 +111,12 @@ export function daemonNames(o: UpOptions): string[] {
   return names;
 }
 
+/** The names of the etcd members that `o` starts (none on the embedded store). */
+function etcdNames(o: UpOptions): string[] {
+  if (o.store !== 'etcd') return [];
+  return o.servers > 1 ? Array.from({ length: o.servers }, (_, i) => `etcd-${i + 1}`) : ['etcd'];
+}
+
 /** Checks the options; throws a UsageError naming the option. */
 export function validateUpOptions(o: UpOptions): void {
   if (!Number.isInteger(o.servers) || o.servers < 1 || o.servers > 7)
@@ -121,7 +127,7 @@ export function validateUpOptions(o: UpOptions): void {
     throw new UsageError(`--simulate-nodes must be a whole number from 0 to 5000, not ${String(o.simulateNodes)}`);
   if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(o.nodeName))
     throw new UsageError(`--node-name ${JSON.stringify(o.nodeName)} is not a valid node name (a DNS-1123 subdomain)`);
-  const names = daemonNames(o);
+  const names = [...etcdNames(o), ...daemonNames(o)];
   for (const name of o.keepDown ?? [])
     if (!names.includes(name))
       throw new UsageError(
@@ -503,13 +509,16 @@ export async function up(o: UpOptions, io: Output, stop?: AbortSignal): Promise<
       const ports = await etcdPorts(o.dir, o.servers, taken, !!o.randomPorts);
       const initial = ports.map((p, i) => `m${i}=http://127.0.0.1:${p.peer}`).join(',');
       for (const [i, p] of ports.entries()) {
+        const name = etcdNames(o)[i]!;
         const spec: DaemonSpec = {
-          name: o.servers > 1 ? `etcd-${i + 1}` : 'etcd',
+          name,
           rank: 0,
           bin: etcd,
           exec: true,
-          restart: false,
-          essential: true,
+          // A member of a cluster that lost it keeps the quorum and is started again (its data directory makes it
+          // rejoin as itself); the only member is the store, and its exit stops the cluster.
+          restart: o.servers > 1 && !o.keepDown?.includes(name),
+          essential: o.servers === 1,
           health: `http://127.0.0.1:${p.client}/health`,
           args: [
             `--name=m${i}`,
