@@ -29,6 +29,16 @@ import { type KeyValue, type PrefixFreshness, type Revision, type Store, type St
 export interface GetOptions {
   /** '' / unset: the latest; '0': any (the cacher serves it from memory); 'N': not older than N. */
   resourceVersion?: string;
+  /**
+   * The caller only reads the object and never changes it: the watch cache may answer with its own frozen copy when
+   * that is the stored object (whose response bytes it has already encoded), instead of a fresh decode.
+   */
+  shared?: boolean;
+  /**
+   * The object already decoded from the key's value at a modRevision, if known (the watch cache's copy): returned
+   * instead of decoding the value again. Same key and revision, same bytes, so the same object.
+   */
+  decoded?: (modRevision: Revision) => ApiObject | undefined;
 }
 
 /** A filter on objects (label and field selectors compile to one). */
@@ -289,7 +299,7 @@ export class StoreStorage implements Storage {
       if (cur < min) throw revisionTooLarge(min, cur);
     }
     if (!kv) throw keyNotFound(key);
-    return this.read(kv);
+    return opts.decoded?.(kv.modRevision) ?? this.read(kv);
   }
 
   /** See `Storage.list`. */

@@ -135,7 +135,8 @@ export async function getHandler(r: VerbRequest): Promise<void> {
   const rv = r.query.get('resourceVersion') ?? undefined;
   if (rv && !/^\d+$/.test(rv))
     throw badRequest(`invalid resource version ${JSON.stringify(rv)}: must be a non-negative integer`);
-  const obj = await s.get(r.ctx, r.name, { resourceVersion: rv });
+  // Only read from here on: the watch cache's copy (and its encoding) will do when it is the stored object.
+  const obj = await s.get(r.ctx, r.name, { resourceVersion: rv, shared: true });
   write(r, 200, objectView(obj, r.output, r.scope, r.query) as ApiObject);
 }
 

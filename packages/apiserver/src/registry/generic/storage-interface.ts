@@ -46,7 +46,7 @@ export interface ObjectStorage {
   /** Stores a new object; KeyExists if present. Returns it with `metadata.resourceVersion` set. */
   create(key: string, obj: ApiObject, o?: { ttlSeconds?: number }): Promise<ApiObject>;
   /** KeyNotFound if absent. `resourceVersion` per Document 1's get table. */
-  get(key: string, o?: { resourceVersion?: string }): Promise<ApiObject>;
+  get(key: string, o?: { resourceVersion?: string; shared?: boolean }): Promise<ApiObject>;
   list(prefix: string, o?: StorageListOptions): Promise<StorageList>;
   /**
    * Read-modify-write with retries on conflict: `tryUpdate` gets the current object (`{}` when it is absent and

@@ -179,10 +179,12 @@ export class GenericStore implements Getter, Lister, Watcher, Creater, Updater, 
 
   // ---- reads -----------------------------------------------------------------------------------------------
 
-  async get(ctx: RequestContext, name: string, o: { resourceVersion?: string }): Promise<ApiObject> {
+  async get(ctx: RequestContext, name: string, o: { resourceVersion?: string; shared?: boolean }): Promise<ApiObject> {
     const key = this.keyFor(ctx, name);
     try {
-      return this.withTypeMeta(await this.def.storage.get(key, { resourceVersion: o.resourceVersion }));
+      return this.withTypeMeta(
+        await this.def.storage.get(key, { resourceVersion: o.resourceVersion, shared: o.shared === true }),
+      );
     } catch (err) {
       this.fail(err, name, 'get');
     }

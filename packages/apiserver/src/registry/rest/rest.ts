@@ -129,7 +129,8 @@ export interface DeleteStrategy<T extends ApiObject = ApiObject> {
 
 /** get */
 export interface Getter {
-  get(ctx: RequestContext, name: string, o: { resourceVersion?: string }): Promise<ApiObject>;
+  /** `shared`: the caller only reads the object (it may be the watch cache's frozen copy). */
+  get(ctx: RequestContext, name: string, o: { resourceVersion?: string; shared?: boolean }): Promise<ApiObject>;
 }
 
 /** list */

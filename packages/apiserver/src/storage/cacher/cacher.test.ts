@@ -76,6 +76,23 @@ test('one store watch feeds every client watch', async () => {
   expect(counted.watches()).toBe(1);
 });
 
+test("a shared read of the latest takes the cache's copy only when the store holds that very revision", async () => {
+  const c = await makeCacher();
+  const a = await c.create(key('a', 'p0'), pod('a', 'p0'));
+  const cached = await c.get(key('a', 'p0'), { resourceVersion: a.metadata!.resourceVersion });
+  // The store has the revision the cache holds: the same (frozen) instance, no decode.
+  expect(await c.get(key('a', 'p0'), { shared: true })).toBe(cached);
+  // Unshared reads stay private copies the caller may change.
+  const own = await c.get(key('a', 'p0'));
+  expect(own).not.toBe(cached);
+  own.metadata!.name = 'mine';
+  // Written behind the cache's back (its watch may not have the change yet): a shared read is still the latest.
+  const b = await storage.guaranteedUpdate(key('a', 'p0'), (cur) => ({ ...cur, spec: { nodeName: 'n1' } }));
+  const latest = await c.get(key('a', 'p0'), { shared: true });
+  expect(latest.metadata?.resourceVersion).toBe(b.metadata!.resourceVersion);
+  expect((latest as { spec?: { nodeName?: string } }).spec?.nodeName).toBe('n1');
+});
+
 test('a watch from before the ring is Compacted (410); from within the ring it replays', async () => {
   const c = await makeCacher({ capacity: 5, eventWindowMs: 1000 });
   const revs: string[] = [];

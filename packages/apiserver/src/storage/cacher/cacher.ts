@@ -386,14 +386,26 @@ export class Cacher implements Storage {
 
   // ---- reads served from memory, or delegated ----
 
-  /** See `Storage.get`: resourceVersion unset goes to storage; '0' and 'N' are served from memory. */
+  /**
+   * See `Storage.get`: resourceVersion unset goes to storage; '0' and 'N' are served from memory. A read of the
+   * latest that is `shared` takes the cache's copy when storage finds that very revision, instead of a decode.
+   */
   async get(key: string, opts: GetOptions = {}): Promise<ApiObject> {
     const rv = parseResourceVersion(opts.resourceVersion);
-    if (rv === undefined) return this.storage.get(key, opts);
+    if (rv === undefined) {
+      if (!opts.shared) return this.storage.get(key, opts);
+      return this.storage.get(key, { ...opts, decoded: (modRevision) => this.cachedAt(key, modRevision) });
+    }
     await this.waitUntilFresh(rv);
     const obj = this.state.get(key);
     if (!obj) throw keyNotFound(key);
     return obj;
+  }
+
+  /** The cache's object at `key` if it is the one written at `modRevision`. */
+  private cachedAt(key: string, modRevision: Revision): ApiObject | undefined {
+    const obj = this.state.get(key);
+    return obj?.metadata?.resourceVersion === modRevision.toString() ? obj : undefined;
   }
 
   /**
