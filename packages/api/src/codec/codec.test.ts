@@ -1,3 +1,4 @@
+import { LeaseSpecSchema } from '../kinds/coordination/v1/lease';
 import { type ConfigMap, ConfigMapKind } from '../kinds/core/v1/config-map';
 import { type ObjectMeta, ObjectMetaSchema, type Status, StatusSchema } from '../meta/v1/types';
 import { fromProto, protoType, toProto, unknownType } from '../schema/protobuf';
@@ -120,6 +121,28 @@ describe('Protobuf round trip', () => {
     expect(roundTrip(ObjectMetaSchema.$id as string, { deletionGracePeriodSeconds: 0 })).toEqual({
       deletionGracePeriodSeconds: 0,
     });
+  });
+});
+
+describe('times on the wire', () => {
+  // Conversions remember the last time each way: alternating values must not read one for the other.
+  it('round-trips times and micro times, alternating within one second and across seconds', () => {
+    const id = LeaseSpecSchema.$id as string;
+    const times = [
+      '2021-04-08T12:00:10.123456Z',
+      '2021-04-08T12:00:10.654321Z',
+      '2021-04-08T12:00:10.123456Z',
+      '2021-04-08T12:00:11.000001Z',
+      '2021-04-08T12:00:10.000000Z',
+      '1970-01-01T00:00:00.000010Z',
+    ];
+    for (const [i, renewTime] of times.entries()) {
+      const acquireTime = times[times.length - 1 - i]!;
+      expect(roundTrip(id, { renewTime, acquireTime })).toEqual({ renewTime, acquireTime });
+    }
+    for (const creationTimestamp of ['2021-04-08T12:00:01Z', '2021-04-08T12:00:02Z', '2021-04-08T12:00:01Z']) {
+      expect(roundTrip(ObjectMetaSchema.$id as string, { creationTimestamp })).toEqual({ creationTimestamp });
+    }
   });
 });
 
