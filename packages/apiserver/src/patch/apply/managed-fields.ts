@@ -166,8 +166,14 @@ export function encodeManagedFields(managers: Managers): ManagedFieldsEntry[] | 
 
 /** A timestamp as managed fields carry it (RFC 3339 in UTC, whole seconds). */
 export function managedTime(ms: number): string {
-  return `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
+  const seconds = Math.floor(ms / 1000);
+  // Every write within a second stamps the same time: formatted once.
+  if (lastManagedTime.seconds !== seconds)
+    lastManagedTime = { seconds, text: `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z` };
+  return lastManagedTime.text;
 }
+
+let lastManagedTime = { seconds: NaN, text: '' };
 
 /** True when the list asks for managed fields to be cleared: an empty list, or a list of one empty entry. */
 export function isResetManagedFields(value: unknown): boolean {
