@@ -5,9 +5,12 @@
  *
  * The API server runs as a child process (the `platform-apiserver` command: the compiled one when this file runs
  * compiled, else its sources), so that its peak RSS and CPU are its own. The clients are HTTPS/1.1 + JSON (HTTP/2
- * with BENCH_HTTP=2) with a bearer token (`--token-auth-file`), run by several worker processes of their own
- * (`testing/bench-load.ts`; 4 × 8 keep-alive connections for "32 clients"), so the load generator is not the
- * bottleneck; every phase prints the CPU seconds of the server, of etcd and of the clients.
+ * with BENCH_HTTP=2) with a bearer token (`--token-auth-file`). The creates, gets and large lists are sent by a
+ * compiled load generator, wrk (`testing/bench-wrk.ts`; 32 connections for "32 clients"), whose CPU per request is a
+ * small fraction of the server's; the rest (lists of 5,000 by one client, watchers, custom objects, raw store puts)
+ * by several Node worker processes (`testing/bench-load.ts`; 4 × 8 keep-alive connections for "32 clients"), which
+ * also send everything with BENCH_LOADGEN=node (see {@link LOADGEN}). Every phase prints the CPU seconds of the
+ * server, of etcd and of the clients, and which generator ran it.
  *
  * Phases (BENCH_PHASES, comma-separated; all by default):
  * - raw: raw `Store.create` calls/s through the same workers, 1 and 32 clients (the store alone, before the server);
@@ -46,6 +49,7 @@ import {
 import {
   BENCH_HTTP2,
   BenchClient,
+  childrenCpuSeconds,
   childrenNamed,
   cpuSeconds,
   type ServerMemory,
@@ -54,6 +58,7 @@ import {
   step,
   treeCpuSeconds,
 } from '../testing/bench-server';
+import { ensureWrk, type WrkTarget, wrkListLoop, wrkRequests } from '../testing/bench-wrk';
 
 /** A number from the environment, or `fallback`; anything else is an error naming the variable. */
 function envNumber(name: string, fallback: number): number {
@@ -119,6 +124,37 @@ const PRIORITY_AND_FAIRNESS = process.env.BENCH_PRIORITY_AND_FAIRNESS === 'true'
  */
 const SERVER_PROCESSES = process.env.BENCH_SERVER_PROCESSES ?? '';
 
+/**
+ * BENCH_LOADGEN=compiled|node: what sends the creates, gets and large lists. `compiled`: wrk (installed with apt-get
+ * when missing and root, as etcd is; HTTPS/1.1 only); `node`: the worker processes. Unset: compiled when wrk is
+ * there or installable and the clients speak HTTP/1.1, else node (saying why).
+ */
+const LOADGEN = envList('BENCH_LOADGEN', ['compiled', 'node'])[0] as 'compiled' | 'node';
+const LOADGEN_SET = !!process.env.BENCH_LOADGEN;
+
+/** The wrk binary when the compiled generator runs (set by {@link chooseGenerator}), and why not otherwise. */
+let WRK: string | undefined;
+let loadgenNote = '';
+
+function chooseGenerator(): void {
+  if (LOADGEN === 'node') {
+    loadgenNote = LOADGEN_SET ? 'BENCH_LOADGEN=node' : '';
+    return;
+  }
+  if (BENCH_HTTP2) {
+    if (LOADGEN_SET) throw new Error('BENCH_LOADGEN=compiled: wrk speaks HTTP/1.1 only; with BENCH_HTTP=2 use node');
+    loadgenNote = 'wrk speaks HTTP/1.1 only (BENCH_HTTP=2)';
+    return;
+  }
+  const found = ensureWrk(true);
+  if (found.path) WRK = found.path;
+  else if (LOADGEN_SET) throw new Error(`BENCH_LOADGEN=compiled: ${found.why}`);
+  else loadgenNote = found.why!;
+}
+
+/** Which generator a phase's requests come from. */
+const generatorName = (compiled: boolean): string => (compiled && WRK ? 'wrk' : 'node');
+
 /** A ConfigMap with `bytes` of data. */
 function configMap(namespace: string, bytes: number): { metadata: Record<string, unknown> } & Record<string, unknown> {
   return {
@@ -170,6 +206,7 @@ interface PhaseCpu {
   serverS: number;
   etcdS: number;
   clientsS: number;
+  generator: string;
 }
 
 const phaseCpu: PhaseCpu[] = [];
@@ -188,12 +225,22 @@ function cpuNow(run: Run): { server: number; etcd: number; clients: number } {
   return {
     server: run.server ? treeCpuSeconds(run.server.child.pid!) : 0,
     etcd: childrenNamed('etcd').reduce((a, p) => a + cpuSeconds(p), 0),
-    clients: run.load.pids.reduce((a, p) => a + cpuSeconds(p), 0) + (own.user + own.system) / 1e6,
+    clients:
+      run.load.pids.reduce((a, p) => a + cpuSeconds(p), 0) + (own.user + own.system) / 1e6 + childrenCpuSeconds(),
   };
 }
 
-/** Runs one measured phase and records its CPU; `requests` counts what it did (for CPU per request). */
-async function measured<T>(run: Run, phase: string, requests: number, f: () => Promise<T>): Promise<T> {
+/**
+ * Runs one measured phase and records its CPU; `requests` counts what it did (for CPU per request); `compiled`: the
+ * phase's requests come from wrk when it runs.
+ */
+async function measured<T>(
+  run: Run,
+  phase: string,
+  requests: number,
+  f: () => Promise<T>,
+  compiled = false,
+): Promise<T> {
   step(`${run.store}: ${phase}`);
   const before = cpuNow(run);
   const t = performance.now();
@@ -207,6 +254,7 @@ async function measured<T>(run: Run, phase: string, requests: number, f: () => P
     serverS: after.server - before.server,
     etcdS: after.etcd - before.etcd,
     clientsS: after.clients - before.clients,
+    generator: generatorName(compiled),
   });
   loadSamples.push(loadavg()[0]!);
   return result;
@@ -214,6 +262,22 @@ async function measured<T>(run: Run, phase: string, requests: number, f: () => P
 
 function target(server: ServerProcess, connections: number): LoadTarget {
   return { url: server.url, ca: server.ca, token: TOKEN, connections };
+}
+
+function wrkTarget(server: ServerProcess): WrkTarget {
+  return { url: server.url, token: TOKEN };
+}
+
+/** The rate and the median and 99th percentile latency of a run of requests. */
+interface RunSummary {
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+function summarize(r: { perSecond: number; latenciesMs: number[] }): RunSummary {
+  const sorted = sortNumbers(r.latenciesMs);
+  return { perSecond: r.perSecond, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) };
 }
 
 /** The backing store of a server: what the server is told, what the raw phase opens, and how it goes away. */
@@ -287,28 +351,39 @@ async function createNamespaces(client: BenchClient, names: string[]): Promise<v
   }
 }
 
-/** `total` ConfigMaps of `bytes` in `namespace` by `clients` clients over the workers: creates/s and latencies. */
+/** Numbered requests, as {@link RequestsJob} and {@link WrkRequests} describe them. */
+interface Numbered {
+  method: string;
+  path: string;
+  body?: { metadata: Record<string, unknown> } & Record<string, unknown>;
+  namePrefix: string;
+  modulo?: number;
+  expect: number;
+}
+
+/** `total` numbered requests by `clients` clients: by wrk when it runs, else over the workers. */
+async function numberedRequests(run: Run, job: Numbered, total: number, clients: number): Promise<RunSummary> {
+  if (WRK) {
+    const body = job.body && { ...job.body, metadata: { ...job.body.metadata, name: '{name}' } };
+    return summarize(await wrkRequests(WRK, wrkTarget(run.server!), { ...job, body, total, connections: clients }));
+  }
+  const perProcess = Math.ceil(clients / Math.min(clients, run.load.size));
+  return summarize(
+    await run.load.spread({ kind: 'requests', target: target(run.server!, perProcess), ...job }, total, clients),
+  );
+}
+
+/** `total` ConfigMaps of `bytes` in `namespace` (`cm-000000`, ...) by `clients` clients: creates/s and latencies. */
 function createConfigMaps(
   run: Run,
   namespace: string,
   total: number,
   clients: number,
   bytes: number,
-): Promise<{ perSecond: number; latenciesMs: number[] }> {
-  const perProcess = Math.ceil(clients / Math.min(clients, run.load.size));
-  return run.load.spread(
-    {
-      kind: 'requests',
-      target: target(run.server!, perProcess),
-      method: 'POST',
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
-      body: configMap(namespace, bytes),
-      namePrefix: 'cm-',
-      expect: 201,
-    },
-    total,
-    clients,
-  );
+): Promise<RunSummary> {
+  const path = `/api/v1/namespaces/${namespace}/configmaps`;
+  const job = { method: 'POST', path, body: configMap(namespace, bytes), namePrefix: 'cm-', expect: 201 };
+  return numberedRequests(run, job, total, clients);
 }
 
 /** Raw `Store.create` calls/s with 1 and CLIENTS clients (SQLite: in one worker, the store having one owner). */
@@ -327,49 +402,46 @@ async function rawPhase(run: Run, backend: Backend): Promise<void> {
 
 async function createsPhase(run: Run, measure: boolean): Promise<void> {
   if (measure) {
-    const one = await measured(run, 'creates, 1 client', SINGLE_CREATES, () =>
-      createConfigMaps(run, 'single', SINGLE_CREATES, 1, SMALL_BYTES),
+    const one = await measured(
+      run,
+      'creates, 1 client',
+      SINGLE_CREATES,
+      () => createConfigMaps(run, 'single', SINGLE_CREATES, 1, SMALL_BYTES),
+      true,
     );
     run.figures.table.create1 = one.perSecond;
     run.figures.extras.push([
       `creates, 1 client (${SINGLE_CREATES})`,
-      `p50 ${f1(median(one.latenciesMs))} ms, p99 ${f1(percentile(sortNumbers(one.latenciesMs), 99))} ms`,
+      `p50 ${f1(one.p50Ms)} ms, p99 ${f1(one.p99Ms)} ms`,
     ]);
   }
-  const many = await measured(run, `creates, ${CLIENTS} clients`, CREATES, () =>
-    createConfigMaps(run, 'bench', CREATES, CLIENTS, SMALL_BYTES),
+  const many = await measured(
+    run,
+    `creates, ${CLIENTS} clients`,
+    CREATES,
+    () => createConfigMaps(run, 'bench', CREATES, CLIENTS, SMALL_BYTES),
+    true,
   );
   if (!measure) return;
   run.figures.table.create32 = many.perSecond;
-  const sorted = sortNumbers(many.latenciesMs);
   run.figures.extras.push([
     `creates, ${CLIENTS} clients (${CREATES})`,
-    `p50 ${f1(percentile(sorted, 50))} ms, p99 ${f1(percentile(sorted, 99))} ms`,
+    `p50 ${f1(many.p50Ms)} ms, p99 ${f1(many.p99Ms)} ms`,
   ]);
 }
 
+/** GETS gets of the CREATES ConfigMaps of `bench` (`cm-{i % CREATES}`) by CLIENTS clients. */
+function gets(run: Run): Promise<RunSummary> {
+  const path = '/api/v1/namespaces/bench/configmaps/{name}';
+  return numberedRequests(run, { method: 'GET', path, namePrefix: 'cm-', modulo: CREATES, expect: 200 }, GETS, CLIENTS);
+}
+
 async function getsPhase(run: Run): Promise<void> {
-  const perProcess = Math.ceil(CLIENTS / Math.min(CLIENTS, run.load.size));
-  const r = await measured(run, `gets, ${CLIENTS} clients`, GETS, () =>
-    run.load.spread(
-      {
-        kind: 'requests',
-        target: target(run.server!, perProcess),
-        method: 'GET',
-        path: '/api/v1/namespaces/bench/configmaps/{name}',
-        namePrefix: 'cm-',
-        modulo: CREATES,
-        expect: 200,
-      },
-      GETS,
-      CLIENTS,
-    ),
-  );
-  const sorted = sortNumbers(r.latenciesMs);
-  run.figures.table.getP99 = percentile(sorted, 99);
+  const r = await measured(run, `gets, ${CLIENTS} clients`, GETS, () => gets(run), true);
+  run.figures.table.getP99 = r.p99Ms;
   run.figures.extras.push([
     `gets, ${CLIENTS} clients (${GETS})`,
-    `${f0(r.perSecond)}/s, p50 ${f1(percentile(sorted, 50))} ms, p99 ${f1(percentile(sorted, 99))} ms`,
+    `${f0(r.perSecond)}/s, p50 ${f1(r.p50Ms)} ms, p99 ${f1(r.p99Ms)} ms`,
   ]);
 }
 
@@ -549,6 +621,57 @@ async function customPhase(run: Run, client: BenchClient): Promise<void> {
   run.figures.extras.push([`custom objects: consistent list of ${CREATES}`, `median ${f1(median(list.ms))} ms`]);
 }
 
+/** What the clients listing one way (resourceVersion=0, or consistently) did: served in time, ended, median (ms). */
+interface ListKind {
+  served: number;
+  ended: number;
+  medianMs: number;
+}
+
+/**
+ * LARGE_CLIENTS clients listing `path` for LARGE_SECONDS, half with resourceVersion=0 and half consistently. wrk: one
+ * process for each half (lists in flight at the end are dropped, so every list ended was served in time); the
+ * workers: client c lists with resourceVersion=0 when even, consistently when odd, worker c % workers runs it.
+ */
+async function largeLists(run: Run, path: string): Promise<{ rv0: ListKind; consistent: ListKind }> {
+  const rv0Path = `${path}?resourceVersion=0`;
+  const rv0Clients = Math.ceil(LARGE_CLIENTS / 2);
+  if (WRK) {
+    const [rv0, consistent] = await Promise.all(
+      [
+        [rv0Path, rv0Clients],
+        [path, LARGE_CLIENTS - rv0Clients],
+      ].map(async ([p, n]) => {
+        const r = await wrkListLoop(WRK!, wrkTarget(run.server!), p as string, n as number, LARGE_SECONDS);
+        return { served: r.served, ended: r.served, medianMs: median(r.durationsMs) };
+      }),
+    );
+    return { rv0: rv0!, consistent: consistent! };
+  }
+  const paths = Array.from({ length: LARGE_CLIENTS }, (_, c) => (c % 2 === 0 ? rv0Path : path));
+  const workers = Math.min(run.load.size, LARGE_CLIENTS);
+  const deadlineNs = nowNs() + LARGE_SECONDS * 1e9;
+  const results = await Promise.all(
+    Array.from({ length: workers }, (_, w) => {
+      const mine = paths.filter((_p, c) => c % workers === w);
+      return run.load.run<ListLoopResult>(w, {
+        kind: 'listLoop',
+        target: target(run.server!, mine.length),
+        paths: mine,
+        durationMs: LARGE_SECONDS * 1000,
+      });
+    }),
+  );
+  const lists = results.flatMap((r) => r.clients);
+  const kind = (isRv0: boolean): ListKind => {
+    const mine = lists.filter((l) => (l.path === rv0Path) === isRv0);
+    const durations = mine.flatMap((l) => l.durationsMs);
+    const served = mine.reduce((a, l) => a + l.endNs.filter((e) => e <= deadlineNs).length, 0);
+    return { served, ended: durations.length, medianMs: median(durations) };
+  };
+  return { rv0: kind(true), consistent: kind(false) };
+}
+
 /** Large lists, on a fresh store and server (so that the peak RSS is theirs). */
 async function largePhase(run: Run): Promise<void> {
   const backend = await startBackend(run.store);
@@ -558,54 +681,40 @@ async function largePhase(run: Run): Promise<void> {
     const client = new BenchClient(run.server.url, run.server.ca, 2, TOKEN);
     try {
       await createNamespaces(client, ['large']);
-      const created = await measured(run, `large: creates of 10 KiB, ${CLIENTS} clients`, LARGE_OBJECTS, () =>
-        createConfigMaps(run, 'large', LARGE_OBJECTS, CLIENTS, LARGE_BYTES),
+      const created = await measured(
+        run,
+        `large: creates of 10 KiB, ${CLIENTS} clients`,
+        LARGE_OBJECTS,
+        () => createConfigMaps(run, 'large', LARGE_OBJECTS, CLIENTS, LARGE_BYTES),
+        true,
       );
       const path = '/api/v1/namespaces/large/configmaps';
       // Consistent: every object created is in it (a list with resourceVersion=0 may come from a cache a moment behind).
       const items = await countItems(client, path);
       const before = run.server.memory();
-      // Client c lists with resourceVersion=0 when even, consistently when odd; worker c % workers runs it.
-      const paths = Array.from({ length: LARGE_CLIENTS }, (_, c) => (c % 2 === 0 ? `${path}?resourceVersion=0` : path));
-      const workers = Math.min(run.load.size, LARGE_CLIENTS);
-      const deadlineNs = nowNs() + LARGE_SECONDS * 1e9;
-      const results = await measured(run, `large: ${LARGE_CLIENTS} clients listing for ${LARGE_SECONDS} s`, 0, () =>
-        Promise.all(
-          Array.from({ length: workers }, (_, w) => {
-            const mine = paths.filter((_p, c) => c % workers === w);
-            return run.load.run<ListLoopResult>(w, {
-              kind: 'listLoop',
-              target: target(run.server!, mine.length),
-              paths: mine,
-              durationMs: LARGE_SECONDS * 1000,
-            });
-          }),
-        ),
+      const { rv0, consistent } = await measured(
+        run,
+        `large: ${LARGE_CLIENTS} clients listing for ${LARGE_SECONDS} s`,
+        0,
+        () => largeLists(run, path),
+        true,
       );
       const peak = run.server.memory();
-      const lists = results.flatMap((r) => r.clients);
-      const kind = (rv0: boolean) => {
-        const mine = lists.filter((l) => l.path.endsWith('resourceVersion=0') === rv0);
-        const served = mine.reduce((a, l) => a + l.endNs.filter((e) => e <= deadlineNs).length, 0);
-        return { served, durations: mine.flatMap((l) => l.durationsMs) };
-      };
-      const rv0 = kind(true);
-      const consistent = kind(false);
-      phaseCpu[phaseCpu.length - 1]!.requests = rv0.durations.length + consistent.durations.length;
+      phaseCpu[phaseCpu.length - 1]!.requests = rv0.ended + consistent.ended;
       step(`${run.store}: large lists: idle for ${IDLE_SECONDS} s`);
       await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
       const idle = run.server.memory();
       const t = run.figures.table;
       t.largeServed = rv0.served + consistent.served;
-      t.largeMedianRv0 = median(rv0.durations) / 1000;
-      t.largeMedianConsistent = median(consistent.durations) / 1000;
+      t.largeMedianRv0 = rv0.medianMs / 1000;
+      t.largeMedianConsistent = consistent.medianMs / 1000;
       t.largePeakRss = peak.peakMiB;
       t.largeIdleRss = idle.currentMiB;
       const e = run.figures.extras;
       e.push([`large: creates/s of 10 KiB, ${CLIENTS} clients (${LARGE_OBJECTS})`, f0(created.perSecond)]);
       e.push([
         `large: lists of ${items} in ${LARGE_SECONDS} s (rv=0 / consistent)`,
-        `${rv0.served} / ${consistent.served} served in time (${rv0.durations.length} / ${consistent.durations.length} ended)`,
+        `${rv0.served} / ${consistent.served} served in time (${rv0.ended} / ${consistent.ended} ended)`,
       ]);
       e.push([
         'large: RSS before the lists, at the peak, idle',
@@ -812,9 +921,12 @@ function report(all: Figures[]): void {
     console.log(`\n--- ${f.store}: details ---`);
     for (const [what, figure] of f.extras) console.log(`${what.padEnd(58)} ${figure}`);
   }
-  console.log('\n--- CPU seconds by phase (from /proc/<pid>/stat; clients: the worker processes and this one) ---');
+  console.log(
+    '\n--- CPU seconds by phase (from /proc/<pid>/stat; clients: the load generator, wrk or the worker processes, and this one) ---',
+  );
   const cpuHeader = [
     'store',
+    'load',
     'phase',
     'wall s',
     'requests',
@@ -824,15 +936,16 @@ function report(all: Figures[]): void {
     'server ms/req',
     'clients ms/req',
   ];
-  const cw = [6, 44, 7, 9, 9, 7, 9, 13, 14];
+  const cw = [6, 4, 44, 7, 9, 9, 7, 9, 13, 14];
   const cpuLine = (cells: string[]): string =>
-    cells.map((c, i) => (i < 2 ? c.padEnd(cw[i]!) : c.padStart(cw[i]!))).join(' ');
+    cells.map((c, i) => (i < 3 ? c.padEnd(cw[i]!) : c.padStart(cw[i]!))).join(' ');
   console.log(cpuLine(cpuHeader));
   for (const p of phaseCpu) {
     const per = (s: number): string => (p.requests > 0 ? f2((s * 1000) / p.requests) : '');
     console.log(
       cpuLine([
         p.store,
+        p.generator,
         p.phase,
         f1(p.wallS),
         String(p.requests),
@@ -848,6 +961,7 @@ function report(all: Figures[]): void {
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!;
+  chooseGenerator();
   const processes = Math.min(CLIENT_PROCESSES, CLIENTS);
   step(`starting ${processes} load worker processes`);
   const load = await LoadGenerator.start(processes);
@@ -860,7 +974,13 @@ async function main(): Promise<void> {
   report(all);
   const perProcess = Math.ceil(CLIENTS / processes);
   console.log(
-    `\n${CLIENTS} clients = ${processes} worker processes x ${perProcess} ${BENCH_HTTP2 ? 'HTTP/2 streams (one connection each)' : 'HTTPS/1.1 keep-alive connections'}, JSON, bearer token.` +
+    WRK
+      ? `\nLoad generator: wrk (${WRK}) for the creates, gets and large lists: ${CLIENTS} clients = ${CLIENTS} HTTPS/1.1` +
+          ` keep-alive connections, one request at a time each; the other phases: the Node worker processes.`
+      : `\nLoad generator: the Node worker processes for every phase${loadgenNote ? ` (${loadgenNote})` : ''}.`,
+  );
+  console.log(
+    `${CLIENTS} clients of the workers = ${processes} worker processes x ${perProcess} ${BENCH_HTTP2 ? 'HTTP/2 streams (one connection each)' : 'HTTPS/1.1 keep-alive connections'}, JSON, bearer token.` +
       ` ConfigMaps of ${SMALL_BYTES} bytes of data (large: ${LARGE_BYTES}).` +
       (SCALE !== 1 ? ` Sizes scaled by BENCH_SCALE=${SCALE}.` : ''),
   );

@@ -266,6 +266,17 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/**
+ * CPU seconds of this process's children that have exited and been reaped (`cutime` + `cstime` of /proc/self/stat):
+ * the runs of a compiled load generator (wrk) so far.
+ */
+export function childrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  // After the command name: state (field 3), ..., cutime (16), cstime (17).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / clockTicks;
+}
+
 /** CPU seconds of `pid` and its children (a server and the server processes it forked). */
 export function treeCpuSeconds(pid: number): number {
   return processTree(pid).reduce((a, p) => a + cpuSeconds(p), 0);
