@@ -11,8 +11,9 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { connect as tlsConnect, createSecureContext, type SecureContext } from 'node:tls';
 
-import { BenchClient } from './bench-server';
+import { BENCH_HTTP2, BenchClient } from './bench-server';
 
 /** How the worker reaches the server: its URL, CA, bearer token and its number of connections. */
 export interface LoadTarget {
@@ -93,6 +94,13 @@ export interface WatchResult {
 type ParentMessage = { id: number; job: LoadJob } | { id: number; stopWatches: true };
 type WorkerMessage =
   { id: number; result: unknown } | { id: number; error: string } | { seen: string } | { ready: true };
+
+/**
+ * How many of the workers hold the watchers (BENCH_WATCH_PROCESSES, default 2). Each event a watcher reads costs its
+ * process a TLS read and a wake-up; on 2 CPUs, 4 processes took twice the CPU per event of 1 or 2 (more context
+ * switches for the same reads), and that CPU is taken from the server being measured.
+ */
+const WATCH_PROCESSES = Math.max(1, Math.floor(Number(process.env.BENCH_WATCH_PROCESSES ?? '') || 2));
 
 /** The six-digit name of object `i`. */
 export function objectName(prefix: string, i: number): string {
@@ -213,7 +221,7 @@ export class LoadGenerator {
     watchers: number,
     onSeen: (marker: string, worker: number) => void,
   ): Promise<{ workers: number; stop(): Promise<WatchResult> }> {
-    const n = Math.min(watchers, this.workers.length);
+    const n = Math.min(watchers, WATCH_PROCESSES, this.workers.length);
     this.seenListener = onSeen;
     await Promise.all(
       Array.from({ length: n }, (_, w) =>
@@ -335,24 +343,106 @@ let watches: { stop(): void }[] = [];
 let arrivals: Record<string, number>[] = [];
 const seenBy = new Map<string, number>();
 
+const MODIFIED = Buffer.from('{"type":"MODIFIED"');
+const MODE = Buffer.from('"mode":"');
+
+/**
+ * The marker of a watch event's line (a JSON `{type, object}`): the ConfigMap's `data.mode` of a MODIFIED event, else
+ * undefined. Found by searching the bytes, not by parsing the event: the worker's cost per event is what its reads
+ * cost, and a JSON.parse of every event of 50 watchers was CPU taken from the server being measured.
+ */
+function modifiedMarker(line: Buffer): string | undefined {
+  if (line.indexOf(MODIFIED) !== 0) return undefined;
+  const at = line.indexOf(MODE);
+  if (at < 0) return undefined;
+  const end = line.indexOf(0x22, at + MODE.length);
+  return end < 0 ? undefined : line.toString('latin1', at + MODE.length, end);
+}
+
+/** Records `marker` for one watch (the first time it sees it), and tells the parent once every watch of this worker has. */
+function arrived(mine: Record<string, number>, marker: string, atNs: number): void {
+  if (mine[marker] !== undefined) return;
+  mine[marker] = atNs;
+  const seen = (seenBy.get(marker) ?? 0) + 1;
+  seenBy.set(marker, seen);
+  if (seen === arrivals.length) {
+    seenBy.delete(marker);
+    process.send!({ seen: marker } satisfies WorkerMessage);
+  }
+}
+
+const secureContexts = new Map<string, SecureContext>();
+
+/**
+ * A watch over HTTP/1.1 on a TLS connection of its own, without Node's HTTP client: the request is written by hand,
+ * and the response read as bytes split at newlines (the chunk-size lines of the chunked encoding, which never start
+ * like an event, are skipped as any other line), each line's arrival time being when its bytes were read. Resolves
+ * once the server answered 200.
+ */
+function rawWatch(
+  t: LoadTarget,
+  path: string,
+  onLine: (line: Buffer, atNs: number) => void,
+): Promise<{ stop(): void }> {
+  const url = new URL(t.url);
+  let context = secureContexts.get(t.ca);
+  if (!context) {
+    context = createSecureContext({ ca: t.ca });
+    secureContexts.set(t.ca, context);
+  }
+  return new Promise((resolvePromise, reject) => {
+    const socket = tlsConnect({ host: url.hostname, port: Number(url.port), secureContext: context });
+    socket.setNoDelay(true);
+    let head: Buffer | undefined = Buffer.alloc(0);
+    let rest = Buffer.alloc(0);
+    socket.once('secureConnect', () => {
+      socket.write(
+        `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${t.token}\r\n` +
+          'Accept: application/json\r\nConnection: close\r\n\r\n',
+      );
+    });
+    socket.on('error', (err) => (head ? reject(err) : undefined));
+    socket.on('data', (chunk: Buffer) => {
+      const atNs = nowNs();
+      let data = chunk;
+      if (head) {
+        head = Buffer.concat([head, chunk]);
+        const end = head.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const status = /^HTTP\/1\.1 (\d{3})/.exec(head.toString('latin1', 0, Math.min(end, 64)))?.[1];
+        if (status !== '200') {
+          reject(new Error(`watch ${path}: ${status ?? 'no status'}: ${head.toString('utf8', 0, 400)}`));
+          socket.destroy();
+          return;
+        }
+        data = head.subarray(end + 4);
+        head = undefined;
+        resolvePromise({ stop: () => socket.destroy() });
+      }
+      if (rest.length > 0) data = Buffer.concat([rest, data]);
+      let from = 0;
+      for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, from)) {
+        if (nl > from) onLine(data.subarray(from, nl), atNs);
+        from = nl + 1;
+      }
+      rest = from < data.length ? Buffer.from(data.subarray(from)) : Buffer.alloc(0);
+    });
+  });
+}
+
 async function runWatch(job: WatchJob): Promise<void> {
   const client = clientOf(job.target);
   const opened = await Promise.all(
     Array.from({ length: job.watchers }, () => {
       const mine: Record<string, number> = {};
       arrivals.push(mine);
-      return client.watch(job.path, (line, atNs) => {
-        const e = JSON.parse(line) as { type: string; object: { data?: { mode?: string } } };
-        const marker = e.object.data?.mode;
-        if (e.type !== 'MODIFIED' || !marker || mine[marker] !== undefined) return;
-        mine[marker] = atNs;
-        const seen = (seenBy.get(marker) ?? 0) + 1;
-        seenBy.set(marker, seen);
-        if (seen === arrivals.length) {
-          seenBy.delete(marker);
-          process.send!({ seen: marker } satisfies WorkerMessage);
-        }
-      });
+      const onLine = (line: Buffer, atNs: number): void => {
+        const marker = modifiedMarker(line);
+        if (marker) arrived(mine, marker, atNs);
+      };
+      // Over HTTP/2 the watches are streams of the client's connection (Node's client); else raw connections.
+      if (BENCH_HTTP2) return client.watch(job.path, (line, atNs) => onLine(Buffer.from(line), atNs));
+      return rawWatch(job.target, job.path, onLine);
     }),
   );
   watches.push(...opened);
