@@ -18,7 +18,8 @@
  *   revisions as numbers, exact below 2^53), not through the npm client, whose per-call machinery and codecs were a
  *   quarter of the API server's CPU on a create or a get; writes are transactions comparing `mod_revision`
  *   (compare-and-swap) or `create_revision = 0` (create). The npm client still serves watches, leases, compaction and
- *   status; the KV client has a channel of its own with the same TLS and keepalive settings.
+ *   status; the KV client has an HTTP/2 connection of its own per member, with the same TLS, keepalive and dial
+ *   timeout.
  * - Watches use the raw gRPC watch stream (`client.watchClient.watch()`), not the client's `Watcher`, because the
  *   latter (a) resumes after a reconnection from the response header revision + 1, which can skip events when etcd
  *   sends a catch-up batch whose header revision is ahead of its events, and (b) turns a compaction cancel into a
@@ -32,7 +33,6 @@
  */
 import { readFileSync } from 'node:fs';
 
-import * as grpc from '@grpc/grpc-js';
 import { Etcd3, type IKeyValue, type IOptions, type IWatchResponse } from 'etcd3';
 
 import { checkKey, checkLimit, checkRevision, checkTtl, checkValue } from '../checks';
@@ -255,12 +255,10 @@ export class Etcd3Store implements Store {
       'grpc.max_reconnect_backoff_ms': 2000,
     };
     const rootCertificate = ca ?? Buffer.alloc(0);
-    const kvCredentials = secure
-      ? grpc.credentials.createSsl(rootCertificate, key ?? null, cert ?? null)
-      : grpc.credentials.createInsecure();
+    const kvOptions = { tls: secure ? { ca, cert, key } : undefined, dialTimeoutMs };
     this.members = options.endpoints.map((url) => ({
       url,
-      kv: new KvClient(url.replace(/^https?:\/\//, ''), { credentials: kvCredentials, channelOptions: grpcOptions }),
+      kv: new KvClient(url, kvOptions),
       client: new Etcd3({
         hosts: [url],
         dialTimeout: dialTimeoutMs,

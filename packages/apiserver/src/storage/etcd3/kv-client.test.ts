@@ -5,10 +5,10 @@
  * member it uses is killed or hung, over plain HTTP and mutual TLS.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import * as grpc from '@grpc/grpc-js';
 import { Etcd3 } from 'etcd3';
 
 import { isStorageError } from '../errors';
@@ -21,10 +21,7 @@ const b = (s: string): Buffer => Buffer.from(s);
 const soon = (ms = 10000): { deadline: number } => ({ deadline: Date.now() + ms });
 
 function plainClient(url: string): KvClient {
-  return new KvClient(url.replace(/^https?:\/\//, ''), {
-    credentials: grpc.credentials.createInsecure(),
-    channelOptions: { 'grpc.max_receive_message_length': 2 ** 31 - 1 },
-  });
+  return new KvClient(url);
 }
 
 /** Waits (up to 60 s) until `fn` resolves, retrying on errors: members restarted or resumed need a moment. */
@@ -196,8 +193,44 @@ describe('etcd KV client: one member', () => {
     expect(after.kvs[0]!.value.toString()).toBe('a2');
   });
 
+  test('a hung member under an open call: keepalive pings close the connection before the deadline', async () => {
+    const pinged = new KvClient(cluster.endpoints[0]!, { keepaliveTimeMs: 200, keepaliveTimeoutMs: 500 });
+    try {
+      await pinged.range({ key: b('/t/a') }, soon()); // connected
+      cluster.members[0]!.pause();
+      try {
+        const err = await pinged.range({ key: b('/t/a') }, soon(60000)).catch((e: unknown) => e);
+        expect(String(err)).toMatch(/keepalive/);
+        expect(classifyEtcdError(err)).toBe('ambiguous'); // sent: it may have been applied
+      } finally {
+        cluster.members[0]!.resume();
+      }
+      const after = await eventually(() => pinged.range({ key: b('/t/a') }, soon()));
+      expect(after.kvs[0]!.value.toString()).toBe('a2');
+    } finally {
+      pinged.close();
+    }
+  });
+
+  test('a member that takes the connection but never answers TLS: given up at the dial timeout, not sent', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((s) => sockets.add(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const { port } = silent.address() as AddressInfo;
+    const client = new KvClient(`https://127.0.0.1:${port}`, { dialTimeoutMs: 300 });
+    try {
+      const err = await client.range({ key: b('/x') }, soon(60000)).catch((e: unknown) => e);
+      expect(String(err)).toMatch(/No connection established.*300ms/);
+      expect(classifyEtcdError(err)).toBe('notSent');
+    } finally {
+      client.close();
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+
   test('nobody listening: not sent (Unreachable); a closed client refuses calls', async () => {
-    const none = plainClient(`127.0.0.1:${await freePort()}`);
+    const none = plainClient(`http://127.0.0.1:${await freePort()}`);
     try {
       const err = await none.range({ key: b('/x') }, soon(3000)).catch((e: unknown) => e);
       expect(classifyEtcdError(err)).toBe('notSent');

@@ -12,13 +12,13 @@
  * or a count will not reach (at a million writes a second etcd would need 285 years). Byte fields are slices of the
  * received message, not copies.
  *
- * The transport is `@grpc/grpc-js` `makeUnaryRequest` on one channel per member (HTTP/2, keepalive pings, reconnection
- * with backoff, mutual TLS), with these codecs as its serializers. Failures are cast to the npm client's error
- * classes (`castGrpcError`), which the store classifies (answer, not sent, unknown outcome) as it does for the calls
- * it still makes through the npm client (watches, leases, compaction, status).
+ * The transport is gRPC framed by hand on one node:http2 connection per member (`KvClient`). Failures are cast to the
+ * npm client's error classes (`castGrpcError`), which the store classifies (answer, not sent, unknown outcome) as it
+ * does for the calls it still makes through the npm client (watches, leases, compaction, status).
  */
-import * as grpc from '@grpc/grpc-js';
-import { castGrpcError, isRecoverableError } from 'etcd3';
+import * as http2 from 'node:http2';
+
+import { castGrpcError } from 'etcd3';
 import * as protobuf from 'protobufjs';
 
 /** `mvccpb.KeyValue` (the fields the store reads). */
@@ -331,28 +331,149 @@ export const codec = { encodeRange, encodeTxn, decodeRange, decodeTxn };
 
 /** The connection settings of a member's KV client. */
 export interface KvClientOptions {
-  credentials: grpc.ChannelCredentials;
-  channelOptions: grpc.ChannelOptions;
+  /** Mutual TLS (for `https://` members): CA bundle to trust, client certificate and key, PEM. */
+  tls?: { ca?: Buffer; cert?: Buffer; key?: Buffer };
+  /** While calls are open, the connection is pinged this often, ms. Default 10000 (etcd refuses more than one per 5 s). */
+  keepaliveTimeMs?: number;
+  /** A ping not answered within this is a dead connection: it is closed and its calls fail, ms. Default 5000. */
+  keepaliveTimeoutMs?: number;
+  /** A connection not established within this is given up, ms. Default 5000. */
+  dialTimeoutMs?: number;
+}
+
+/** gRPC status codes used here. */
+const DEADLINE_EXCEEDED = 4;
+const UNAVAILABLE = 14;
+const STATUS_NAMES = [
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
+];
+
+/**
+ * A failed call as the npm client reports one (`castGrpcError`: `GRPCUnavailableError`, etcd's own messages to their
+ * classes...), with grpc-js' message form `<code> <NAME>: <details>`, so the store reads every failure the same way.
+ */
+function grpcError(code: number, details: string): Error {
+  const e = new Error(`${code} ${STATUS_NAMES[code] ?? 'UNKNOWN'}: ${details}`) as Error & { code: number };
+  e.code = code;
+  return castGrpcError(e);
+}
+
+/** One HTTP/2 connection to a member and what watches over it. */
+interface Connection {
+  readonly session: http2.ClientHttp2Session;
+  /** Established (once true, a call on it may have reached the member). */
+  connected: boolean;
+  /** Calls open on it (it is pinged only then: etcd sends GOAWAY to a client pinging an idle connection). */
+  open: number;
+  /** Since when a ping is unanswered (epoch ms), if one is. */
+  pingSince: number | undefined;
+  lastPingAt: number;
+  /** Why it failed, for the calls that fail with it. */
+  error: Error | undefined;
 }
 
 /**
- * The KV service of one etcd member, on a channel of its own opened at the first call. A transport failure (the
- * npm client's recoverable errors: unavailable, connection failed...) drops the channel, and the next call opens a
- * new one, as the npm client's pool did.
+ * The KV service of one etcd member: gRPC unary calls framed by hand on one node:http2 connection, opened at the
+ * first call and again after it fails (not through grpc-js, whose call stack per request — interceptors, resolving,
+ * retrying and load-balancing call layers, filters, a stack trace captured per call — cost as much CPU as the HTTP/2
+ * stream itself). What grpc-js gave and the store needs is kept: deadlines (sent as `grpc-timeout` and enforced here),
+ * keepalive pings that close a connection to a hung member, mutual TLS, a dial timeout, reconnection at the next
+ * call, and the npm client's error classes.
  */
 export class KvClient {
-  private client: grpc.Client | undefined;
+  private conn: Connection | undefined;
   private closed = false;
+  private readonly keepaliveTimeMs: number;
+  private readonly keepaliveTimeoutMs: number;
+  private readonly dialTimeoutMs: number;
+  private readonly timer: NodeJS.Timeout;
 
   constructor(
-    /** `host:port`. */
-    private readonly address: string,
-    private readonly options: KvClientOptions,
-  ) {}
+    /** `http://host:port` or `https://host:port`. */
+    private readonly url: string,
+    private readonly options: KvClientOptions = {},
+  ) {
+    this.keepaliveTimeMs = options.keepaliveTimeMs ?? 10000;
+    this.keepaliveTimeoutMs = options.keepaliveTimeoutMs ?? 5000;
+    this.dialTimeoutMs = options.dialTimeoutMs ?? 5000;
+    this.timer = setInterval(() => this.keepalive(), Math.min(this.keepaliveTimeMs, this.keepaliveTimeoutMs) / 2);
+    this.timer.unref();
+  }
 
-  private channel(): grpc.Client {
-    if (this.closed) throw castGrpcError(new Error('client was already closed'));
-    return (this.client ??= new grpc.Client(this.address, this.options.credentials, this.options.channelOptions));
+  private connect(): Connection {
+    const tls = this.options.tls;
+    const session = http2.connect(this.url, {
+      ca: tls?.ca,
+      cert: tls?.cert,
+      key: tls?.key,
+      // Large lists: a wide window per stream and per connection, so etcd is not held back by window updates.
+      settings: { initialWindowSize: 8 * 1024 * 1024, enablePush: false },
+      maxSessionMemory: 64,
+    });
+    const conn: Connection = {
+      session,
+      connected: false,
+      open: 0,
+      pingSince: undefined,
+      lastPingAt: 0,
+      error: undefined,
+    };
+    const dial = setTimeout(() => {
+      conn.error ??= new Error(`no connection within ${this.dialTimeoutMs}ms`);
+      session.destroy();
+    }, this.dialTimeoutMs);
+    dial.unref();
+    session.once('connect', () => {
+      conn.connected = true;
+      clearTimeout(dial);
+      session.setLocalWindowSize(32 * 1024 * 1024);
+    });
+    session.on('error', (e: Error) => (conn.error ??= e));
+    const drop = (): void => {
+      clearTimeout(dial);
+      if (this.conn === conn) this.conn = undefined;
+    };
+    // After a GOAWAY the connection takes no new calls; those open finish on it.
+    session.once('goaway', drop);
+    session.once('close', drop);
+    session.unref();
+    return conn;
+  }
+
+  /** Pings the connection while calls are open; one unanswered for `keepaliveTimeoutMs` closes it. */
+  private keepalive(): void {
+    const conn = this.conn;
+    if (!conn) return;
+    const now = Date.now();
+    if (conn.pingSince !== undefined) {
+      if (now - conn.pingSince > this.keepaliveTimeoutMs) {
+        conn.error ??= new Error(`keepalive ping not answered within ${this.keepaliveTimeoutMs}ms`);
+        conn.session.destroy();
+      }
+      return;
+    }
+    if (conn.open > 0 && now - conn.lastPingAt >= this.keepaliveTimeMs && !conn.session.connecting) {
+      conn.pingSince = conn.lastPingAt = now;
+      conn.session.ping((err) => {
+        if (!err) conn.pingSince = undefined;
+      });
+    }
   }
 
   private call<Req, Res>(
@@ -362,22 +483,80 @@ export class KvClient {
     req: Req,
     deadline: number,
   ): Promise<Res> {
-    let client: grpc.Client;
-    try {
-      client = this.channel();
-    } catch (e) {
-      return Promise.reject(e as Error);
-    }
+    if (this.closed) return Promise.reject(grpcError(UNAVAILABLE, 'client was already closed'));
+    const conn = (this.conn ??= this.connect());
+    const body = encode(req);
+    const frame = Buffer.allocUnsafe(5 + body.length);
+    frame[0] = 0; // not compressed
+    frame.writeUInt32BE(body.length, 1);
+    body.copy(frame, 5);
+    const timeoutMs = Math.max(1, deadline - Date.now());
     return new Promise((resolve, reject) => {
-      client.makeUnaryRequest(path, encode, decode, req, new grpc.Metadata(), { deadline }, (err, res) => {
-        if (!err) {
-          resolve(res as Res);
+      let stream: http2.ClientHttp2Stream;
+      try {
+        stream = conn.session.request({
+          ':method': 'POST',
+          ':path': path,
+          'content-type': 'application/grpc',
+          te: 'trailers',
+          'grpc-timeout': `${timeoutMs}m`,
+        });
+      } catch (e) {
+        // The connection is closing (GOAWAY, destroyed): the call was not sent; the next one opens a new connection.
+        if (this.conn === conn) this.conn = undefined;
+        reject(grpcError(UNAVAILABLE, `No connection established: ${(e as Error).message}`));
+        return;
+      }
+      conn.open++;
+      let headers: http2.IncomingHttpHeaders | undefined;
+      let trailers: http2.IncomingHttpHeaders | undefined;
+      let streamError: Error | undefined;
+      let timedOut = false;
+      const chunks: Buffer[] = [];
+      const timer = setTimeout(() => {
+        timedOut = true;
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+      }, timeoutMs);
+      stream.on('response', (h) => (headers = h));
+      stream.on('trailers', (t) => (trailers = t));
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('error', (e: Error) => (streamError = e));
+      stream.once('close', () => {
+        clearTimeout(timer);
+        conn.open--;
+        // A trailers-only answer (an error) carries the status in the headers.
+        const status = trailers?.['grpc-status'] ?? headers?.['grpc-status'];
+        if (status !== undefined && !timedOut) {
+          const code = Number(status);
+          if (code !== 0) {
+            const msg = trailers?.['grpc-message'] ?? headers?.['grpc-message'];
+            reject(grpcError(code, typeof msg === 'string' ? decodeURIComponent(msg) : ''));
+            return;
+          }
+          const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+          if (body.length < 5 || body[0] !== 0 || body.readUInt32BE(1) !== body.length - 5) {
+            reject(grpcError(2, `unexpected response framing (${body.length} bytes)`));
+            return;
+          }
+          try {
+            resolve(decode(body.subarray(5)));
+          } catch (e) {
+            reject(grpcError(2, `cannot decode the response: ${(e as Error).message}`));
+          }
           return;
         }
-        const e = castGrpcError(err);
-        if (isRecoverableError(e) && this.client === client) this.reset();
-        reject(e);
+        // No status: the call did not finish. On a connection never established, it was never sent.
+        const cause = conn.error ?? streamError;
+        const why = cause?.message ?? (headers ? `stream closed (HTTP ${headers[':status']})` : 'stream closed');
+        if (!conn.connected) {
+          reject(grpcError(UNAVAILABLE, `No connection established: ${why}`));
+        } else if (timedOut) {
+          reject(grpcError(DEADLINE_EXCEEDED, 'Deadline exceeded'));
+        } else {
+          reject(grpcError(UNAVAILABLE, `connection failed during the call: ${why}`));
+        }
       });
+      stream.end(frame);
     });
   }
 
@@ -391,15 +570,11 @@ export class KvClient {
     return this.call('/etcdserverpb.KV/Txn', encodeTxn, decodeTxn, req, o.deadline);
   }
 
-  /** Closes the channel; the next call opens a new one. */
-  reset(): void {
-    this.client?.close();
-    this.client = undefined;
-  }
-
-  /** Closes the channel for good: later calls fail with the npm client's "already closed" error. */
+  /** Closes the connection for good: open calls fail, later calls fail with "client was already closed". */
   close(): void {
     this.closed = true;
-    this.reset();
+    clearInterval(this.timer);
+    this.conn?.session.destroy();
+    this.conn = undefined;
   }
 }
