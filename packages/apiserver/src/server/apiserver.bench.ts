@@ -30,8 +30,8 @@
  *
  * Settings: BENCH_STORES=sqlite,etcd; BENCH_SCALE=0.1 shrinks every count and duration for a quick run
  * (BENCH_CREATES, BENCH_SINGLE_CREATES, BENCH_GETS, BENCH_LARGE_OBJECTS, BENCH_LARGE_SECONDS, BENCH_IDLE_SECONDS set
- * one); BENCH_CLIENT_PROCESSES (default 4) and BENCH_CLIENTS (default 32); BENCH_HTTP=2, BENCH_SERVER_PROCESSES,
- * BENCH_ENCRYPTION, BENCH_PRIORITY_AND_FAIRNESS as described where they are read.
+ * one); BENCH_CLIENT_PROCESSES (default 4) and BENCH_CLIENTS (default 32); BENCH_LOADGEN, BENCH_HTTP=2,
+ * BENCH_SERVER_PROCESSES, BENCH_ENCRYPTION, BENCH_PRIORITY_AND_FAIRNESS as described where they are read.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -211,14 +211,27 @@ function done(summary)
 end
 `;
 
-/** Runs wrk with `args`; `onLine` sees each stderr line as it comes; stdout is given back. */
+/**
+ * Runs wrk with `args`; `onLine` sees each stderr line as it comes, with `stop` to end wrk's run early; after
+ * `stallMs`, the run is stopped anyway. stdout is given back.
+ *
+ * wrk's main thread sleeps for the duration and only a SIGINT it takes itself wakes it: one taken by a thread still
+ * on its way out is lost, so `stop` sends it again until wrk is gone.
+ */
 function runWrk(
   wrk: string,
   args: string[],
-  onLine: (line: string, child: { kill(signal: NodeJS.Signals): void }) => void,
+  onLine: (line: string, stop: () => void) => void,
+  stallMs?: number,
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(wrk, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let interrupt: NodeJS.Timeout | undefined;
+    const stop = (): void => {
+      child.kill('SIGINT');
+      interrupt ??= setInterval(() => child.kill('SIGINT'), 100);
+    };
+    const stall = stallMs === undefined ? undefined : setTimeout(stop, stallMs);
     let out = '';
     let err = '';
     let partial = '';
@@ -227,10 +240,12 @@ function runWrk(
       err = (err + c.toString('utf8')).slice(-4000);
       const lines = (partial + c.toString('utf8')).split('\n');
       partial = lines.pop()!;
-      for (const line of lines) onLine(line, child);
+      for (const line of lines) onLine(line, stop);
     });
     child.on('error', reject);
     child.on('close', (code, signal) => {
+      clearInterval(interrupt);
+      clearTimeout(stall);
       if (code === 0) resolve(out);
       else reject(new Error(`wrk ${args.join(' ')} exited with ${signal ?? code}: ${err}${out}`));
     });
@@ -285,7 +300,6 @@ export function wrkRequests(wrk: string, t: WrkTarget, job: WrkRequests): Promis
     const bodyFile = job.body === undefined ? '' : join(dir, 'body.json');
     if (job.body !== undefined) writeFileSync(bodyFile, JSON.stringify(job.body));
     let done = 0;
-    let interrupt: NodeJS.Timeout | undefined;
     const what = `${job.method} ${job.path}`;
     const out = await runWrk(
       wrk,
@@ -308,16 +322,14 @@ export function wrkRequests(wrk: string, t: WrkTarget, job: WrkRequests): Promis
         String(threads),
         t.token,
       ],
-      (line, child) => {
-        // Every thread has its last response: the end of wrk's "duration". wrk's main thread sleeps for the duration
-        // and only a signal it takes itself wakes it: one taken by a thread still on its way out is lost, so the
-        // signal is sent again until wrk is gone.
-        if (line === 'done' && ++done === threads) {
-          child.kill('SIGINT');
-          interrupt = setInterval(() => child.kill('SIGINT'), 100);
-        }
+      // Every thread has its last response: the end of wrk's "duration".
+      (line, stop) => {
+        if (line === 'done' && ++done === threads) stop();
       },
-    ).finally(() => clearInterval(interrupt));
+      // A request lost with its connection would leave a thread short of its share for ever: at 10 requests/s at
+      // the least, wrk is stopped, and the count below fails the run.
+      Math.max(120_000, job.total * 100),
+    );
     const results = resultOf<ThreadResult[]>(out, what);
     const received = results.reduce((a, r) => a + r.received, 0);
     const bad = results.reduce((a, r) => a + r.bad, 0);
