@@ -69,10 +69,26 @@ export const WATCH_LIMITS = { STALL_MS: 10_000, MAX_HELD: 10_000, END_GRACE_MS: 
 /** Open watch streams, and those closed for falling behind (read by tests and the soak benchmark). */
 export const watchStats = { open: 0, tooSlow: 0 };
 
+/**
+ * Turns off Nagle's algorithm on the connection of a watch (HTTP/1.1: its own; HTTP/2: the session's, which its
+ * other streams share): an event is one small write, and with Nagle on it waits until the client acknowledged the
+ * one before, which a watch client, never writing back, delays (delayed ACK, up to 40 ms). WebSockets: `ws` does
+ * the same.
+ */
+function sendEventsAtOnce(res: VerbRequest['res']): void {
+  const socket = res.socket as (Socket & { setNoDelay?: (on: boolean) => unknown }) | null;
+  try {
+    socket?.setNoDelay?.(true);
+  } catch {
+    // an HTTP/2 socket proxy that does not allow it: the session's own setting stands
+  }
+}
+
 function httpSink(r: VerbRequest): Sink {
   const res = r.res;
   return {
     start: () => {
+      sendEventsAtOnce(res);
       res.statusCode = 200;
       res.setHeader(
         'Content-Type',
