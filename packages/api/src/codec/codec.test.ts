@@ -162,6 +162,46 @@ describe('ProtobufCodec', () => {
     expect(codec.decode(bytes)).toEqual(cm);
   });
 
+  it('writes only what it reads back: encoding a decoded object gives its bytes again', () => {
+    const cm = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'c',
+        namespace: '',
+        generation: 0,
+        labels: {},
+        finalizers: [],
+        managedFields: [
+          {
+            manager: '',
+            operation: 'Update',
+            apiVersion: 'v1',
+            time: '2021-04-08T12:00:01Z',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:data': {} },
+          },
+        ],
+      },
+      data: { a: '' },
+    } as ConfigMap;
+    const bytes = codec.encode(cm);
+    const decoded = codec.decode(bytes);
+    expect(decoded.metadata).toEqual({
+      name: 'c',
+      managedFields: [
+        {
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: '2021-04-08T12:00:01Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:data': {} },
+        },
+      ],
+    });
+    expect(Buffer.from(codec.encode(decoded)).equals(Buffer.from(bytes))).toBe(true);
+  });
+
   it('encodes lists with their items', () => {
     const list = {
       apiVersion: 'v1',

@@ -236,7 +236,8 @@ function valueToProtoFn(s: AnnotatedSchema): Converter {
 type ToPlan =
   | { mode: 'skip' }
   | { mode: 'embedded'; field: string; ref: string }
-  | { mode: 'array' | 'map' | 'value'; convert: Converter };
+  | { mode: 'array' | 'map'; convert: Converter }
+  | { mode: 'value'; convert: Converter; dropZero: boolean; time: boolean };
 
 function toPlanOf(s: AnnotatedSchema | undefined): ToPlan {
   if (!s || s.proto === 0) return { mode: 'skip' };
@@ -248,7 +249,8 @@ function toPlanOf(s: AnnotatedSchema | undefined): ToPlan {
     const value = (s as unknown as { additionalProperties: AnnotatedSchema }).additionalProperties;
     return { mode: 'map', convert: valueToProtoFn(value) };
   }
-  return { mode: 'value', convert: valueToProtoFn(s) };
+  const time = s.wire === 'time' || s.wire === 'microtime';
+  return { mode: 'value', convert: valueToProtoFn(s), dropZero: !s.ptr && isOptional(s), time };
 }
 
 /**
@@ -284,7 +286,9 @@ const toPlans = new Map<string, SchemaPlans<ToPlan>>();
 
 /**
  * Converts an object in its JSON form (already validated against schema `id`) to the plain object protobufjs
- * encodes for that schema's message type.
+ * encodes for that schema's message type. What `fromProto` would drop is not written (empty arrays and maps, zero
+ * values of non-pointer fields), so encoding a decoded object gives back the very bytes it was decoded from: a
+ * write can tell an unchanged object from the bytes alone.
  */
 export function toProto(id: string, obj: ProtoObject): ProtoObject {
   const p = plansOf(toPlans, id);
@@ -306,20 +310,26 @@ export function toProto(id: string, obj: ProtoObject): ProtoObject {
       }
       case 'array': {
         const arr = v as never[];
+        if (arr.length === 0) break;
         const items = new Array<unknown>(arr.length);
         for (let i = 0; i < arr.length; i++) items[i] = plan.convert(arr[i]!);
         out[prop] = items;
         break;
       }
       case 'map': {
-        const m: ProtoObject = {};
         const src = v as Record<string, never>;
-        for (const k of Object.keys(src)) m[k] = plan.convert(src[k]!);
+        const keys = Object.keys(src);
+        if (keys.length === 0) break;
+        const m: ProtoObject = {};
+        for (const k of keys) m[k] = plan.convert(src[k]!);
         out[prop] = m;
         break;
       }
-      default:
-        out[prop] = plan.convert(v as never);
+      default: {
+        const c = plan.convert(v as never);
+        if (plan.dropZero && (isZero(c) || (plan.time && isGoZeroTime(c as ProtoObject)))) break;
+        out[prop] = c;
+      }
     }
   }
   if (embedded)

@@ -82,6 +82,12 @@ export interface UpdateOptions {
   /** Create the object when absent (`tryUpdate` then receives `{}`). */
   ignoreNotFound?: boolean;
   ttlSeconds?: number;
+  /**
+   * The object as the watch cache holds it (with its resourceVersion), tried first instead of reading the store, as
+   * Kubernetes' cacher does: the compare-and-swap refuses it if it is stale, and a precondition or `tryUpdate` that
+   * fails on it is tried again on the store's copy before the failure counts.
+   */
+  cached?: ApiObject;
 }
 
 /** Options of `Storage.delete`. */
@@ -375,23 +381,53 @@ export class StoreStorage implements Storage {
 
   /** See `Storage.guaranteedUpdate`. */
   async guaranteedUpdate(key: string, tryUpdate: UpdateFn, opts: UpdateOptions = {}): Promise<ApiObject> {
-    let kv = await this.currentKv(key);
+    // Encrypted values are read from the store: whether one must be written again with the current key shows there.
+    const cachedRv = this.options.transformer ? undefined : opts.cached?.metadata?.resourceVersion;
+    let cached = cachedRv ? opts.cached : undefined;
+    let kv = cached ? undefined : await this.currentKv(key);
     for (;;) {
-      if (!kv && !opts.ignoreNotFound) throw keyNotFound(key);
-      const stored = kv ? await this.open(kv) : undefined;
-      const current = kv ? this.decodeBytes(stored!.data, kv.key, kv.modRevision) : {};
-      if (kv) checkPreconditions(key, opts.preconditions, current);
-      const updated = await tryUpdate(structuredClone(current));
+      let current: ApiObject;
+      let modRevision: Revision | undefined;
+      let stored: { data: Uint8Array; stale: boolean } | undefined;
+      let updated: ApiObject;
+      if (cached) {
+        current = structuredClone(cached);
+        modRevision = BigInt(cachedRv!);
+      } else {
+        if (!kv && !opts.ignoreNotFound) throw keyNotFound(key);
+        stored = kv ? await this.open(kv) : undefined;
+        current = kv ? this.decodeBytes(stored!.data, kv.key, kv.modRevision) : {};
+        modRevision = kv?.modRevision;
+      }
+      try {
+        if (modRevision !== undefined) checkPreconditions(key, opts.preconditions, current);
+        updated = await tryUpdate(structuredClone(current));
+      } catch (e) {
+        if (!cached) throw e;
+        // The cache's copy may be behind the store: only the store's copy can refuse the update.
+        cached = undefined;
+        kv = await this.currentKv(key);
+        continue;
+      }
       const data = this.encode(updated, key);
       // An unchanged object is not written again, unless it was encrypted with a key that no longer writes.
-      if (kv && !stored!.stale && sameBytes(data, stored!.data) && opts.ttlSeconds === undefined) return current;
+      const before = cached ? this.encode(current, key) : stored?.data;
+      if (before && !stored?.stale && sameBytes(data, before) && opts.ttlSeconds === undefined) {
+        if (!cached) return current;
+        // Unchanged from the cache's copy, which may be behind: written (compared) against the store's.
+        cached = undefined;
+        kv = await this.currentKv(key);
+        continue;
+      }
       const value = await this.seal(data, key);
       try {
-        const written = kv
-          ? await this.store.update(key, value, kv.modRevision, { ttlSeconds: opts.ttlSeconds })
-          : await this.store.create(key, value, { ttlSeconds: opts.ttlSeconds });
+        const written =
+          modRevision !== undefined
+            ? await this.store.update(key, value, modRevision, { ttlSeconds: opts.ttlSeconds })
+            : await this.store.create(key, value, { ttlSeconds: opts.ttlSeconds });
         return this.decodeBytes(data, written.key, written.modRevision);
       } catch (e) {
+        cached = undefined;
         if (isStorageError(e, 'Conflict')) kv = (e as StorageError).current;
         else if (isStorageError(e, 'KeyExists') || isStorageError(e, 'KeyNotFound')) kv = await this.currentKv(key);
         else throw e;

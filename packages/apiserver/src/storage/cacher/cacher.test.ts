@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { type ApiObject } from '../api-object';
 import { isStorageError } from '../errors';
 import { type Revision, type Store, type StoreEvent, type StoreWatchOptions } from '../interface';
 import { SqliteStore } from '../sqlite/sqlite-store';
@@ -91,6 +92,55 @@ test("a shared read of the latest takes the cache's copy only when the store hol
   const latest = await c.get(key('a', 'p0'), { shared: true });
   expect(latest.metadata?.resourceVersion).toBe(b.metadata!.resourceVersion);
   expect((latest as { spec?: { nodeName?: string } }).spec?.nodeName).toBe('n1');
+});
+
+test("updates start from the cache's copy without reading the store; a stale copy never wins", async () => {
+  const c = await makeCacher();
+  const a = await c.create(key('a', 'p0'), pod('a', 'p0', { spec: { n: 1 } }));
+  await c.get(key('a', 'p0'), { resourceVersion: a.metadata!.resourceVersion }); // the cache has it
+  let reads = 0;
+  const get = store.get.bind(store);
+  store.get = (k: string) => (reads++, get(k));
+  const n = (o: ApiObject): number => (o as { spec: { n: number } }).spec.n;
+  const b = await c.guaranteedUpdate(key('a', 'p0'), (cur) => ({ ...cur, spec: { n: n(cur) + 1 } }));
+  expect(n(b)).toBe(2);
+  expect(reads).toBe(0);
+
+  // A stale copy (the first version) against the store's third: the compare-and-swap refuses it, the update
+  // is made again on the store's copy.
+  await storage.guaranteedUpdate(key('a', 'p0'), (cur) => ({ ...cur, spec: { n: n(cur) + 1 } }));
+  const seen: number[] = [];
+  const d = await storage.guaranteedUpdate(
+    key('a', 'p0'),
+    (cur) => (seen.push(n(cur)), { ...cur, spec: { n: n(cur) + 1 } }),
+    { cached: a },
+  );
+  expect(seen).toEqual([1, 3]);
+  expect(n(d)).toBe(4);
+
+  // What fails on a stale copy (a precondition, or the update function) is tried on the store's.
+  const e = await storage.guaranteedUpdate(key('a', 'p0'), (cur) => ({ ...cur, spec: { n: 5 } }), {
+    cached: a,
+    preconditions: { resourceVersion: d.metadata!.resourceVersion },
+  });
+  expect(n(e)).toBe(5);
+  const f = await storage.guaranteedUpdate(
+    key('a', 'p0'),
+    (cur) => {
+      if (cur.metadata!.resourceVersion !== e.metadata!.resourceVersion) throw new Error('stale');
+      return { ...cur, spec: { n: 6 } };
+    },
+    { cached: a },
+  );
+  expect(n(f)).toBe(6);
+
+  // An update that changes nothing against the stale copy still changes the store's (n 6 -> 1).
+  const g = await storage.guaranteedUpdate(key('a', 'p0'), (cur) => ({ ...cur, spec: { n: 1 } }), { cached: a });
+  expect(n(g)).toBe(1);
+  expect(n(await storage.get(key('a', 'p0')))).toBe(1);
+  // And one that changes nothing against a current copy is not written.
+  const h = await storage.guaranteedUpdate(key('a', 'p0'), (cur) => cur, { cached: g });
+  expect(h.metadata!.resourceVersion).toBe(g.metadata!.resourceVersion);
 });
 
 test('a watch from before the ring is Compacted (410); from within the ring it replays', async () => {

@@ -625,9 +625,13 @@ export class Cacher implements Storage {
     return this.storage.create(key, obj, opts);
   }
 
-  /** See `Storage.guaranteedUpdate` (delegated). */
-  guaranteedUpdate(key: string, tryUpdate: UpdateFn, opts?: UpdateOptions): Promise<ApiObject> {
-    return this.storage.guaranteedUpdate(key, tryUpdate, opts);
+  /**
+   * See `Storage.guaranteedUpdate` (delegated): it starts from the cache's copy, if any, instead of a read of the
+   * store (the compare-and-swap catches a stale one), as Kubernetes' cacher does.
+   */
+  guaranteedUpdate(key: string, tryUpdate: UpdateFn, opts: UpdateOptions = {}): Promise<ApiObject> {
+    const cached = opts.cached ?? this.state.get(key);
+    return this.storage.guaranteedUpdate(key, tryUpdate, cached ? { ...opts, cached } : opts);
   }
 
   /** See `Storage.delete` (delegated). */
