@@ -146,7 +146,7 @@ function chooseGenerator(): void {
     loadgenNote = 'wrk speaks HTTP/1.1 only (BENCH_HTTP=2)';
     return;
   }
-  const found = ensureWrk(true);
+  const found = ensureWrk();
   if (found.path) WRK = found.path;
   else if (LOADGEN_SET) throw new Error(`BENCH_LOADGEN=compiled: ${found.why}`);
   else loadgenNote = found.why!;

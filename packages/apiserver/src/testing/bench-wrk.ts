@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Where wrk is, or why it is not there (installing Debian's `wrk` first when we are root, as etcd is). */
-export function ensureWrk(install: boolean): { path?: string; why?: string } {
+export function ensureWrk(): { path?: string; why?: string } {
   const find = (): string | undefined => {
     try {
       return execFileSync('sh', ['-c', 'command -v wrk'], { encoding: 'utf8' }).trim() || undefined;
@@ -34,7 +34,6 @@ export function ensureWrk(install: boolean): { path?: string; why?: string } {
   };
   const found = find();
   if (found) return { path: found };
-  if (!install) return { why: 'wrk is not installed' };
   if (process.getuid?.() !== 0) return { why: 'wrk is not installed and we are not root (apt-get install wrk)' };
   try {
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
