@@ -374,6 +374,15 @@ function grpcError(code: number, details: string): Error {
   return castGrpcError(e);
 }
 
+/** A `grpc-message` as sent (percent-encoded), or as it is when it is not valid percent-encoding. */
+function percentDecoded(msg: string): string {
+  try {
+    return decodeURIComponent(msg);
+  } catch {
+    return msg;
+  }
+}
+
 /** One HTTP/2 connection to a member and what watches over it. */
 interface Connection {
   readonly session: http2.ClientHttp2Session;
@@ -490,7 +499,8 @@ export class KvClient {
     frame[0] = 0; // not compressed
     frame.writeUInt32BE(body.length, 1);
     body.copy(frame, 5);
-    const timeoutMs = Math.max(1, deadline - Date.now());
+    // grpc-timeout takes at most 8 digits.
+    const timeoutMs = Math.min(Math.max(1, deadline - Date.now()), 99999999);
     return new Promise((resolve, reject) => {
       let stream: http2.ClientHttp2Stream;
       try {
@@ -530,7 +540,7 @@ export class KvClient {
           const code = Number(status);
           if (code !== 0) {
             const msg = trailers?.['grpc-message'] ?? headers?.['grpc-message'];
-            reject(grpcError(code, typeof msg === 'string' ? decodeURIComponent(msg) : ''));
+            reject(grpcError(code, typeof msg === 'string' ? percentDecoded(msg) : ''));
             return;
           }
           const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
