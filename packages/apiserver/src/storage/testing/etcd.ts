@@ -7,7 +7,7 @@
  * never leaves an etcd behind.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
@@ -42,6 +42,8 @@ export interface StartEtcdOptions {
 export interface EtcdMember {
   readonly name: string;
   readonly clientUrl: string;
+  /** Its peer URL: the member list names it, so a test can tell its member from another etcd on the port. */
+  readonly peerUrl: string;
   readonly dataDir: string;
   /** SIGKILLs the member (the data dir is kept for `stop()` to remove). */
   kill(): Promise<void>;
@@ -161,8 +163,84 @@ async function healthy(url: string, tls: EtcdTlsFiles | undefined): Promise<bool
   });
 }
 
-/** Starts a throwaway etcd cluster and waits until every member is healthy. */
+/**
+ * Waits (up to 5 s) until every thread of `pid` is stopped. SIGSTOP stops a process's threads one by one, and a
+ * thread still running a moment after `kill` returns can answer one more request: a test of a hung member would then
+ * see an answer.
+ */
+function waitUntilStopped(pid: number): void {
+  const until = Date.now() + 5000;
+  while (Date.now() < until) {
+    let stopped = true;
+    try {
+      for (const task of readdirSync(`/proc/${pid}/task`)) {
+        const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+        const state = stat[stat.lastIndexOf(')') + 2];
+        if (state !== 'T' && state !== 't') {
+          stopped = false;
+          break;
+        }
+      }
+    } catch {
+      return; // gone
+    }
+    if (stopped) return;
+  }
+}
+
+/**
+ * True when the etcd answering at `url` is the member with `peerUrl`: a free port handed to two tests at once lets
+ * another test's etcd take ours, and then its /health would answer for a member that exited on "address in use".
+ */
+async function answersAs(url: string, peerUrl: string, tls: EtcdTlsFiles | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = (tls ? httpsRequest : httpRequest)(
+      `${url}/v3/cluster/member/list`,
+      {
+        method: 'POST',
+        timeout: 1000,
+        ...(tls
+          ? {
+              ca: readFileSync(tls.caFile),
+              cert: readFileSync(tls.clientCertFile),
+              key: readFileSync(tls.clientKeyFile),
+            }
+          : {}),
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => {
+          try {
+            const j = JSON.parse(body) as { members?: { peerURLs?: string[]; clientURLs?: string[] }[] };
+            resolve((j.members ?? []).some((m) => m.peerURLs?.includes(peerUrl) && m.clientURLs?.includes(url)));
+          } catch {
+            resolve(false);
+          }
+        });
+      },
+    );
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => req.destroy());
+    req.end('{}');
+  });
+}
+
+/**
+ * Starts a throwaway etcd cluster and waits until every member is healthy and answers on its own ports. A member that
+ * exits during start (a port taken by another test between `freePort` and etcd's bind) is retried on new ports.
+ */
 export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startEtcdOnce(options);
+    } catch (e) {
+      if (attempt >= 3 || !/exited during start/.test((e as Error).message)) throw e;
+    }
+  }
+}
+
+async function startEtcdOnce(options: StartEtcdOptions): Promise<EtcdCluster> {
   const bin = ensureEtcd();
   installExitHook();
   const n = options.members ?? 1;
@@ -223,6 +301,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdClu
     const member: EtcdMember = {
       name,
       clientUrl,
+      peerUrl: `http://127.0.0.1:${p.peer}`,
       dataDir,
       get isRunning() {
         return alive;
@@ -239,7 +318,9 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdClu
         await new Promise((r) => setTimeout(r, 50));
       },
       pause() {
-        if (alive) proc.kill('SIGSTOP');
+        if (!alive) return;
+        proc.kill('SIGSTOP');
+        waitUntilStopped(proc.pid!);
       },
       resume() {
         if (alive) proc.kill('SIGCONT');
@@ -277,7 +358,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdClu
   const deadline = Date.now() + (options.startTimeoutMs ?? 30000);
   try {
     for (const m of members) {
-      while (!(await healthy(m.clientUrl, options.tls))) {
+      while (!(await healthy(m.clientUrl, options.tls)) || !(await answersAs(m.clientUrl, m.peerUrl, options.tls))) {
         if (!m.isRunning) throw new Error(`etcd member ${m.name} exited during start:\n${logs.join('')}`);
         if (Date.now() > deadline) throw new Error(`etcd member ${m.name} not healthy in time:\n${logs.join('')}`);
         await new Promise((r) => setTimeout(r, 50));
