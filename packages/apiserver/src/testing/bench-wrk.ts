@@ -12,6 +12,8 @@
  *   thread that has taken its share parks its connections (`delay()` of a day) and reports on stderr once its last
  *   response is in; the run is then interrupted (SIGINT, which wrk takes as the end of its duration) and reports.
  *   The rate is the total over the time from the first request sent to the last response (as the workers count).
+ * - {@link wrkSequential}: one connection sending one request after another, a fixed number of times (the lists of
+ *   5,000): each one's time from building the request to its last byte, every status checked.
  * - {@link wrkListLoop}: clients listing one path for a duration (the large lists), a thread and connection each:
  *   what was served in time and each list's time (from its request to the next one's); bodies are parsed by wrk as
  *   they come, never kept.
@@ -211,6 +213,57 @@ end
 `;
 
 /**
+ * One thread, one connection: `total` requests of one path one after another, each timed from building it to its
+ * response's last byte. wrk keeps each body for response() (a copy, no parsing). done() prints the thread's figures.
+ */
+const SEQUENTIAL_LUA = `${PRELUDE_LUA}
+function init(args)
+  wrk.headers["Authorization"] = "Bearer " .. args[1]
+  total, expect = tonumber(args[2]), tonumber(args[3])
+  req = wrk.format()
+  sent, received, bad, badstatus, started = 0, 0, 0, "", 0
+  latencies = {}
+  verifying = id == 0
+end
+
+function delay()
+  if sent >= total then return 86400000 end
+  return 0
+end
+
+function request()
+  if verifying then
+    verifying = false
+    return req
+  end
+  sent = sent + 1
+  started = now_us()
+  return req
+end
+
+function response(status, headers, body)
+  local t = now_us()
+  received = received + 1
+  if status ~= expect then
+    bad = bad + 1
+    badstatus = tostring(status)
+  else
+    latencies[#latencies + 1] = string.format("%.3f", (t - started) / 1000)
+  end
+  if received == total then
+    io.stderr:write("done\\n")
+    wrk.thread:stop()
+  end
+end
+
+function done(summary)
+  local t = threads[1]
+  io.write(string.format('{"received":%d,"bad":%d,"badStatus":"%s","latenciesMs":[%s]}\\n', t:get("received"),
+    t:get("bad"), t:get("badstatus"), table.concat(t:get("latencies"), ",")))
+end
+`;
+
+/**
  * Runs wrk with `args`; `onLine` sees each stderr line as it comes, with `stop` to end wrk's run early; after
  * `stallMs`, the run is stopped anyway. stdout is given back.
  *
@@ -264,6 +317,7 @@ async function withScripts<T>(f: (dir: string) => Promise<T>): Promise<T> {
   try {
     writeFileSync(join(dir, 'requests.lua'), REQUESTS_LUA);
     writeFileSync(join(dir, 'list.lua'), LIST_LUA);
+    writeFileSync(join(dir, 'sequential.lua'), SEQUENTIAL_LUA);
     return await f(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -343,6 +397,33 @@ export function wrkRequests(wrk: string, t: WrkTarget, job: WrkRequests): Promis
       perSecond: job.total / ((lastUs - firstUs) / 1e6),
       latenciesMs: results.flatMap((r) => r.latenciesMs),
     };
+  });
+}
+
+/**
+ * `total` requests of `path` on one connection, one after another (see SEQUENTIAL_LUA): each one's latency, in
+ * order. Fails, naming a status, when any response is not `expect`.
+ */
+export function wrkSequential(wrk: string, t: WrkTarget, path: string, total: number, expect = 200): Promise<number[]> {
+  return withScripts(async (dir) => {
+    const what = `GET ${path}`;
+    const out = await runWrk(
+      wrk,
+      ['-t1', '-c1', '-d3600s', '--timeout=120s', '-s', join(dir, 'sequential.lua'), `${t.url}${path}`, '--'].concat([
+        t.token,
+        String(total),
+        String(expect),
+      ]),
+      (line, stop) => {
+        if (line === 'done') stop();
+      },
+      Math.max(120_000, total * 10_000),
+    );
+    const r = resultOf<{ received: number; bad: number; badStatus: string; latenciesMs: number[] }>(out, what);
+    if (r.bad > 0)
+      throw new Error(`${what}: ${r.bad} of ${r.received} responses were not ${expect} (one: ${r.badStatus})`);
+    if (r.received !== total) throw new Error(`${what}: wrk received ${r.received} responses of ${total}`);
+    return r.latenciesMs;
   });
 }
 
