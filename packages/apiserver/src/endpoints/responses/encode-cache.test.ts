@@ -52,6 +52,24 @@ describe('encode cache', () => {
     expect(encodeJson(itemsFirst).toString()).toBe(jsonCodec.encode(itemsFirst).toString());
   });
 
+  it('encodes a frozen items array once, in chunks shared by every list that carries it', () => {
+    const items = deepFreeze(Array.from({ length: 300 }, (_, i) => configMap(`cm-${i}`, { pad: 'x'.repeat(500) })));
+    const list = (rv: string): ApiObject =>
+      ({ apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: rv }, items }) as unknown as ApiObject;
+    const a = jsonArrayParts(list('9'), 'items')!;
+    const b = jsonArrayParts(list('10'), 'items')!;
+    const partsA = [...a.parts];
+    const partsB = [...b.parts];
+    expect(Buffer.concat(partsA).toString()).toBe(jsonCodec.encode(list('9')).toString());
+    expect(Buffer.concat(partsB).toString()).toBe(jsonCodec.encode(list('10')).toString());
+    expect(a.length).toBe(Buffer.concat(partsA).length);
+    // The items' bytes: a few buffers of about 64 KiB (not one per item), the same ones for both lists.
+    expect(partsA.length).toBeLessThan(8);
+    expect(partsA.slice(1, -1)).toHaveLength(partsB.length - 2);
+    partsA.slice(1, -1).forEach((p, i) => expect(p).toBe(partsB[i + 1]));
+    expect(encodeJson(list('11')).toString()).toBe(jsonCodec.encode(list('11')).toString());
+  });
+
   it('encodes watch events as one JSON line', () => {
     for (const obj of [deepFreeze(configMap('a')), configMap('b')]) {
       expect(encodeJsonWatchEvent('MODIFIED', obj).toString()).toBe(

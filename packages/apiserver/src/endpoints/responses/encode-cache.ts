@@ -55,36 +55,88 @@ function elementJson(item: object): Buffer {
   return isImmutable(item) ? cachedJson(item) : Buffer.from(JSON.stringify(item));
 }
 
+/** Joined element encodings come in buffers of about this size (the writers' chunk; see `writers.ts`). */
+const JOINED_CHUNK = 64 * 1024;
+
+/** The elements of an immutable array, comma-separated, in chunks of JOINED_CHUNK bytes, with their total length. */
+interface JoinedJson {
+  chunks: Buffer[];
+  length: number;
+}
+
+const joinedCache = new WeakMap<object, JoinedJson>();
+
+/**
+ * The JSON of an immutable array's elements between its brackets, made once per array and kept as long as it: the
+ * watch cache hands every whole list of a prefix at one revision the same frozen array (`Cacher`), so the lists
+ * after the first write these chunks as they are, with no walk over their elements.
+ */
+function joinedJson(elements: readonly object[]): JoinedJson {
+  let joined = joinedCache.get(elements);
+  if (joined) return joined;
+  const chunks: Buffer[] = [];
+  let pending: Buffer[] = [];
+  let bytes = 0;
+  let length = 0;
+  for (let i = 0; i < elements.length; i++) {
+    if (i > 0) pending.push(COMMA);
+    const b = elementJson(elements[i]!);
+    pending.push(b);
+    bytes += b.length + (i > 0 ? 1 : 0);
+    if (bytes >= JOINED_CHUNK) {
+      chunks.push(Buffer.concat(pending, bytes));
+      length += bytes;
+      pending = [];
+      bytes = 0;
+    }
+  }
+  if (bytes > 0) {
+    chunks.push(Buffer.concat(pending, bytes));
+    length += bytes;
+  }
+  joined = { chunks, length };
+  joinedCache.set(elements, joined);
+  return joined;
+}
+
 /**
  * The JSON of an object whose `field` is an array of objects (a list's `items`, a Table's `rows`), as parts: the
  * object up to the array, each element, the rest; byte for byte what `jsonCodec.encode` writes. The elements are
- * encoded as the parts are taken, so a list is never held as one string or buffer. Undefined when `obj[field]` is
- * not an array of objects (the caller encodes the object whole).
+ * encoded as the parts are taken, so a list is never held as one string or buffer, except for an immutable array
+ * (see `joinedJson`). Undefined when `obj[field]` is not an array of objects (the caller encodes the object whole).
  */
 export function jsonArrayParts(obj: object, field: 'items' | 'rows'): BodyParts | undefined {
   const elements = (obj as Record<string, unknown>)[field];
   if (!Array.isArray(elements)) return undefined;
-  if (!elements.every((i) => typeof i === 'object' && i !== null && !Array.isArray(i))) return undefined;
+  const frozen: boolean = isImmutable(elements);
+  if (!frozen && !elements.every((i) => typeof i === 'object' && i !== null && !Array.isArray(i))) return undefined;
   const outer = JSON.stringify({ ...obj, [field]: JSON.parse(ITEMS_MARK) as string });
   const at = outer.indexOf(ITEMS_MARK);
   if (at < 0) return undefined;
   const head = Buffer.from(`${outer.slice(0, at)}[`);
   const tail = Buffer.from(`]${outer.slice(at + ITEMS_MARK.length)}`);
+  if (frozen) {
+    const joined = joinedJson(elements as object[]);
+    return { parts: [head, ...joined.chunks, tail], length: head.length + joined.length + tail.length };
+  }
   const items = elements as object[];
   // With every element cached, the length is known up front (and the bytes are the cache's, not copies).
+  const cached: Buffer[] = [];
   let length: number | undefined = head.length + tail.length + Math.max(0, items.length - 1);
   for (const item of items) {
     if (!isImmutable(item)) {
       length = undefined;
       break;
     }
-    length += cachedJson(item).length;
+    const b = cachedJson(item);
+    cached.push(b);
+    length += b.length;
   }
   function* parts(): Generator<Buffer> {
     yield head;
     for (let i = 0; i < items.length; i++) {
       if (i > 0) yield COMMA;
-      yield elementJson(items[i]!);
+      yield cached[i] ?? elementJson(items[i]!);
     }
     yield tail;
   }

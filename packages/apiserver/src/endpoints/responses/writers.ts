@@ -113,13 +113,20 @@ function* chunks(parts: Iterable<Buffer>, size: number): Generator<Buffer> {
  * Its Content-Length is sent when known up front, else it is chunked. Stops when the client goes away.
  */
 async function writeBody(res: ServerResponse, code: number, contentType: string, body: BodyParts): Promise<void> {
-  const it = chunks(body.parts, STREAM_THRESHOLD)[Symbol.iterator]();
-  const first = it.next();
-  const second = first.done ? first : it.next();
+  // The parts up to STREAM_THRESHOLD bytes tell a small body from a large one (taken as they are: a large body's
+  // parts are not copied to find that out).
+  const it = body.parts[Symbol.iterator]();
+  const taken: Buffer[] = [];
+  let takenBytes = 0;
+  let next = it.next();
+  for (; !next.done && takenBytes <= STREAM_THRESHOLD; next = it.next()) {
+    taken.push(next.value);
+    takenBytes += next.value.length;
+  }
   res.statusCode = code;
   res.setHeader('Content-Type', contentType);
-  if (second.done) {
-    const whole = first.done ? Buffer.alloc(0) : first.value;
+  if (next.done && takenBytes <= STREAM_THRESHOLD) {
+    const whole = taken.length === 1 ? taken[0]! : Buffer.concat(taken, takenBytes);
     res.setHeader('Content-Length', whole.length);
     res.end(whole);
     return;
@@ -134,9 +141,8 @@ async function writeBody(res: ServerResponse, code: number, contentType: string,
   let sinceYield = 0;
   const rest = chunks(
     (function* () {
-      yield first.value;
-      yield second.value;
-      for (let n = it.next(); !n.done; n = it.next()) yield n.value;
+      yield* taken;
+      for (let n = next; !n.done; n = it.next()) yield n.value;
     })(),
     STREAM_CHUNK,
   );

@@ -205,6 +205,63 @@ test('resourceVersion=0 lists come from memory, sorted, paginated; later pages c
   ]);
 });
 
+const names = (l: { items: ApiObject[] }): string[] => l.items.map((o) => o.metadata!.name!);
+
+test('whole lists of a prefix share one frozen array until an event under it comes', async () => {
+  const c = await makeCacher({ listMemoMinItems: 2, listMemoIdleMs: 60_000 });
+  for (const n of ['c', 'a', 'b']) await c.create(key('ns', n), pod('ns', n));
+  const z = await c.create(key('other', 'z'), pod('other', 'z'));
+  const first = await c.list('/registry/pods/ns/', { resourceVersion: z.metadata!.resourceVersion });
+  expect(names(first)).toEqual(['a', 'b', 'c']);
+  expect(c.listMemoCount).toBe(1);
+  // A consistent list and a resourceVersion=0 list of the same prefix get the same array, which cannot be changed.
+  expect((await c.list('/registry/pods/ns/', {})).items).toBe(first.items);
+  expect((await c.list('/registry/pods/ns', { resourceVersion: '0' })).items).toBe(first.items);
+  expect(() => first.items.push(pod('ns', 'x'))).toThrow(TypeError);
+  // A write under another prefix moves the revision, not the items.
+  const y = await c.create(key('other', 'y'), pod('other', 'y'));
+  const later = await c.list('/registry/pods/ns/', { resourceVersion: y.metadata!.resourceVersion });
+  expect(later.items).toBe(first.items);
+  expect(later.resourceVersion).toBe(y.metadata!.resourceVersion);
+  // Filtered and limited lists are their own.
+  const filtered = await c.list('/registry/pods/ns/', {
+    resourceVersion: '0',
+    predicate: (o) => o.metadata?.name !== 'b',
+  });
+  expect(names(filtered)).toEqual(['a', 'c']);
+  expect(names(await c.list('/registry/pods/ns/', { resourceVersion: '0', limit: 2 }))).toEqual(['a', 'b']);
+  // An event under the prefix: the next list has it, and the list handed out before is unchanged.
+  await c.delete(key('ns', 'b'));
+  const d = await c.create(key('ns', 'd'), pod('ns', 'd'));
+  const next = await c.list('/registry/pods/ns/', { resourceVersion: d.metadata!.resourceVersion });
+  expect(names(next)).toEqual(['a', 'c', 'd']);
+  expect(names(first)).toEqual(['a', 'b', 'c']);
+  expect((await c.list('/registry/pods/ns/', {})).items).toBe(next.items);
+  // A write under a prefix above drops the memo of the whole resource too.
+  const all = await c.list('/registry/pods/', { resourceVersion: '0' });
+  expect(names(all)).toEqual(['a', 'c', 'd', 'y', 'z']);
+  await c.delete(key('other', 'y'));
+  expect(names(await c.list('/registry/pods/', {}))).toEqual(['a', 'c', 'd', 'z']);
+  expect((await c.list('/registry/pods/ns/', {})).items).toBe(next.items);
+});
+
+test('a kept list no list takes for listMemoIdleMs is dropped; short lists are not kept', async () => {
+  const c = await makeCacher({ listMemoMinItems: 2, listMemoIdleMs: 100 });
+  await c.create(key('ns', 'a'), pod('ns', 'a'));
+  const b = await c.create(key('ns', 'b'), pod('ns', 'b'));
+  const one = await c.create(key('one', 'a'), pod('one', 'a'));
+  await c.list('/registry/pods/one/', { resourceVersion: one.metadata!.resourceVersion });
+  expect(c.listMemoCount).toBe(0);
+  const first = await c.list('/registry/pods/ns/', { resourceVersion: b.metadata!.resourceVersion });
+  expect(c.listMemoCount).toBe(1);
+  const deadline = Date.now() + 30_000;
+  while (c.listMemoCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  expect(c.listMemoCount).toBe(0);
+  const again = await c.list('/registry/pods/ns/', { resourceVersion: '0' });
+  expect(again.items).not.toBe(first.items);
+  expect(names(again)).toEqual(['a', 'b']);
+});
+
 test('objects handed out are shared and frozen: a mutation throws instead of corrupting the cache', async () => {
   const c = await makeCacher();
   const a = await c.create(key('a', 'p0'), pod('a', 'p0'));

@@ -93,6 +93,10 @@ export interface CacherOptions {
    * the last resourceVersion it saw, as after any closed watch). Default max(10 × capacity, 10000).
    */
   maxWatcherBacklog?: number;
+  /** Whole lists of at least this many objects are kept for the lists after them (`listMemos`). Default 64. */
+  listMemoMinItems?: number;
+  /** A kept list no list took for this long is dropped, giving its encoding's memory back, ms. Default 10000. */
+  listMemoIdleMs?: number;
 }
 
 interface CachedEvent {
@@ -111,6 +115,12 @@ interface ClientWatch {
   bookmarks: boolean;
   queue: EventQueue<WatchEvent>;
   sentRv: Revision;
+}
+
+interface ListMemo {
+  items: readonly ApiObject[];
+  /** When a list last took it (performance.now()). */
+  used: number;
 }
 
 interface ProofSlot {
@@ -167,7 +177,14 @@ export class Cacher implements Storage {
     this.consistentFromCache = options.consistentListFromCache ?? true;
     this.consistentReadWaitMs = options.consistentReadWaitMs ?? 1000;
     this.onConsistentList = options.onConsistentList;
+    // Shorter lists cost less to walk than the memo's bookkeeping.
+    this.listMemoMinItems = options.listMemoMinItems ?? 64;
+    this.listMemoIdleMs = options.listMemoIdleMs ?? 10_000;
   }
+
+  private readonly listMemoMinItems: number;
+
+  private readonly listMemoIdleMs: number;
 
   private readonly onConsistentList: CacherOptions['onConsistentList'];
 
@@ -179,6 +196,15 @@ export class Cacher implements Storage {
 
   /** Per listed prefix, the freshness read in flight and the one the lists that came meanwhile wait for. */
   private readonly proofs = new Map<string, ProofSlot>();
+
+  /**
+   * The last whole list of each listed prefix, while no event under it came since: every whole list of the prefix
+   * gets the same frozen array, so the response writers encode its items once for all of them
+   * (`encode-cache.ts`). Dropped by the next event under the prefix, a relist, or `listMemoIdleMs` without a list.
+   */
+  private readonly listMemos = new Map<string, ListMemo>();
+
+  private memoSweep: NodeJS.Timeout | undefined;
 
   /** Consistent lists answered from memory and by the store (for tests and metrics). */
   readonly consistentLists = { fromCache: 0, fromStorage: 0 };
@@ -194,6 +220,7 @@ export class Cacher implements Storage {
   /** Stops the underlying watch and ends every client watch. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.dropListMemos();
     this.underlying?.stop();
     for (const w of this.watchers) w.queue.end();
     this.watchers.clear();
@@ -210,6 +237,11 @@ export class Cacher implements Storage {
     return this.watchers.size;
   }
 
+  /** Whole lists kept for the lists after them (`listMemos`; for tests and metrics). */
+  get listMemoCount(): number {
+    return this.listMemos.size;
+  }
+
   /** The revision the cache reflects (for tests and metrics). */
   get revision(): Revision {
     return this.rv;
@@ -217,6 +249,7 @@ export class Cacher implements Storage {
 
   private async relist(): Promise<void> {
     const list = await this.storage.list(this.prefix, {});
+    this.dropListMemos();
     this.state.clear();
     for (const obj of list.items) this.state.set(this.keyOf(obj), deepFreeze(obj));
     this.sortedKeys = SortedKeys.fromSorted([...this.state.keys()].sort(compareKeys));
@@ -276,6 +309,8 @@ export class Cacher implements Storage {
     }
     deepFreeze(ev.object);
     const key = this.keyOf(ev.object);
+    if (this.listMemos.size > 0)
+      for (const dir of this.listMemos.keys()) if (key.startsWith(dir)) this.listMemos.delete(dir);
     const prevObject = this.state.get(key);
     if (ev.type === 'DELETED') {
       this.state.delete(key);
@@ -444,6 +479,8 @@ export class Cacher implements Storage {
     await this.waitUntilFresh(rv);
     const dir = prefix.endsWith('/') ? prefix : `${prefix}/`;
     const readRv = this.rv;
+    if (!opts.predicate && opts.limit === undefined)
+      return { items: this.whole(dir), resourceVersion: readRv.toString() };
     const items: ApiObject[] = [];
     const limit = opts.limit;
     let lastKey: string | undefined;
@@ -549,16 +586,59 @@ export class Cacher implements Storage {
     const at = this.rv;
     const byRevision = at >= f.revision || (f.lastChange !== undefined && at >= f.lastChange);
     if (!byRevision && !(f.live && at >= f.live.lastModRevision)) return undefined;
-    const items: ApiObject[] = [];
+    let items: ApiObject[];
     let count = 0;
-    for (const key of this.sortedKeys.from(dir)) {
-      if (!key.startsWith(dir)) break;
-      count++;
-      const obj = this.state.get(key)!;
-      if (!predicate || predicate(obj)) items.push(obj);
+    if (predicate) {
+      items = [];
+      for (const key of this.sortedKeys.from(dir)) {
+        if (!key.startsWith(dir)) break;
+        count++;
+        const obj = this.state.get(key)!;
+        if (predicate(obj)) items.push(obj);
+      }
+    } else {
+      items = this.whole(dir);
+      count = items.length;
     }
     if (!byRevision && count !== f.live!.count) return undefined;
     return { items, resourceVersion: at.toString() };
+  }
+
+  /**
+   * Every object under `dir`, in key order, as the cache holds them now: the prefix's memo while no event under it
+   * came since (`listMemos`), else a new array, kept as the memo when long enough. Callers must not change it (it is
+   * frozen, as are its objects; typed mutable as every list's items are).
+   */
+  private whole(dir: string): ApiObject[] {
+    const memo = this.listMemos.get(dir);
+    if (memo) {
+      memo.used = performance.now();
+      return memo.items as ApiObject[];
+    }
+    const items: ApiObject[] = [];
+    for (const key of this.sortedKeys.from(dir)) {
+      if (!key.startsWith(dir)) break;
+      items.push(this.state.get(key)!);
+    }
+    if (items.length >= this.listMemoMinItems) {
+      this.listMemos.set(dir, { items: deepFreeze(items), used: performance.now() });
+      this.memoSweep ??= setTimeout(() => this.sweepListMemos(), this.listMemoIdleMs).unref();
+    }
+    return items;
+  }
+
+  /** Drops the list memos no list took for `listMemoIdleMs`; comes back while any is left. */
+  private sweepListMemos(): void {
+    this.memoSweep = undefined;
+    const now = performance.now();
+    for (const [dir, memo] of this.listMemos) if (now - memo.used >= this.listMemoIdleMs) this.listMemos.delete(dir);
+    if (this.listMemos.size > 0) this.memoSweep = setTimeout(() => this.sweepListMemos(), this.listMemoIdleMs).unref();
+  }
+
+  private dropListMemos(): void {
+    this.listMemos.clear();
+    clearTimeout(this.memoSweep);
+    this.memoSweep = undefined;
   }
 
   /** See `Storage.watch`: served from the ring and the live event stream. */
