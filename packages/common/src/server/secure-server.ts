@@ -440,7 +440,10 @@ export class SecureServer {
       // its connection tracking, which closeIdleConnections/closeAllConnections need, on 'listening'.
       srv.emit('listening');
     }
-    const front = createNetServer({ pauseOnConnect: false }, (socket: Socket) => {
+    // Nagle's algorithm off on every connection, as Go's servers have it: with it on, the last small write of a
+    // response (a chunked body's terminator, an event) waits for the client's ACK of the data before it, which a
+    // client that does not write back delays by up to 40 ms (delayed ACK).
+    const front = createNetServer({ pauseOnConnect: false, noDelay: true }, (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
       const target = byIP.size > 0 ? (byIP.get(normalizeIP(socket.localAddress ?? '')) ?? main) : main;
