@@ -616,19 +616,28 @@ export class Etcd3Store implements Store {
   }
 
   /**
-   * See `Store.freshness`: one linearizable range over `prefix` answering the newest key written after `after`
-   * (keys only, newest modRevision first, limit 1) with the number of keys under the prefix and the current revision.
-   * etcd filters and sorts after reading the range's values, so this costs etcd a read of the prefix (not sent).
-   * Not a progress request: etcd 3.4 answers those with its revision even before a catching-up watch has delivered
-   * the events below it (see the module comment).
+   * See `Store.freshness`, in up to two linearizable ranges over `prefix`:
+   * - first its key count alone, which etcd answers from its index without reading a value: when the store's
+   *   revision is still `after`, nothing was written anywhere since, and that revision is the proof (as Kubernetes
+   *   1.31 asks the store's current revision first; it then waits for a progress notification, which etcd 3.4 does
+   *   not answer safely, see the module comment);
+   * - else the newest key written after `after` (keys only, newest modRevision first, limit 1), with the number of
+   *   keys and the current revision. etcd filters and sorts after reading the range's values, so this one costs etcd
+   *   a read of the prefix (not sent): 25 ms of its CPU for 5,000 objects of 1 KiB.
    */
   async freshness(prefix: string, after: Revision): Promise<PrefixFreshness> {
     if (typeof prefix !== 'string') throw new TypeError('prefix must be a string');
     checkRevision(after, 'after');
     const end = prefixEnd(prefix);
-    const res = await this.range('freshness', prefix, {
+    const range = {
       key: prefix === '' ? '\0' : prefix,
       range_end: end === undefined ? ALL_KEYS_END : Buffer.from(end),
+    };
+    const counted = await this.range('freshness', prefix, { ...range, count_only: true });
+    const revision = BigInt(counted.header.revision);
+    if (revision <= after) return { revision, live: { lastModRevision: after, count: counted.count } };
+    const res = await this.range('freshness', prefix, {
+      ...range,
       minModRevision: after + 1n,
       newestKeysFirst: true,
       limit: 1,
