@@ -152,4 +152,28 @@ describe('encode cache', () => {
     const empty = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: {}, items: [] } as unknown as ApiObject;
     expect(protobufListParts(codec, empty)).toBeUndefined();
   });
+
+  it('encodes a frozen items array once per codec for every Protobuf list that carries it', () => {
+    const codec = new ProtobufCodec(builtinScheme());
+    const sizes = [100, 200, 20_000, 100_000, 5, ...Array.from({ length: 200 }, () => 600)];
+    const items = deepFreeze(sizes.map((n, i) => configMap(`cm-${i}`, { big: 'y'.repeat(n) })));
+    const list = (rv: string): ApiObject =>
+      ({ apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: rv }, items }) as unknown as ApiObject;
+    const a = protobufListParts(codec, list('9'))!;
+    const b = protobufListParts(codec, list('10000'))!;
+    const partsA = [...a.parts];
+    const partsB = [...b.parts];
+    for (const [parts, body, rv] of [
+      [partsA, a, '9'],
+      [partsB, b, '10000'],
+    ] as const) {
+      const expected = codec.encode(list(rv));
+      expect(Buffer.concat(parts).equals(expected)).toBe(true);
+      expect(body.length).toBe(expected.length);
+    }
+    // The items' bytes: a few chunks (not two parts per item), the same ones for both lists.
+    expect(partsA.length).toBeLessThan(8);
+    expect(partsA.slice(1)).toHaveLength(partsB.length - 1);
+    partsA.slice(1).forEach((p, i) => expect(p).toBe(partsB[i + 1]));
+  });
 });

@@ -21,6 +21,16 @@ import { isImmutable } from '../../storage/immutable';
 const jsonCache = new WeakMap<object, Buffer>();
 const protobufCaches = new WeakMap<ProtobufCodec, WeakMap<object, Buffer>>();
 
+/** The cache of `codec` in `caches`, made on first use. */
+function perCodec<V>(caches: WeakMap<ProtobufCodec, WeakMap<object, V>>, codec: ProtobufCodec): WeakMap<object, V> {
+  let cache = caches.get(codec);
+  if (!cache) {
+    cache = new WeakMap();
+    caches.set(codec, cache);
+  }
+  return cache;
+}
+
 /** Stands for the items of a list while the rest of it is stringified (a string no object can contain by chance). */
 const ITEMS_MARK = JSON.stringify(`\u0000items-${randomUUID()}\u0000`);
 const COMMA = Buffer.from(',');
@@ -58,31 +68,21 @@ function elementJson(item: object): Buffer {
 /** Joined element encodings come in buffers of about this size (the writers' chunk; see `writers.ts`). */
 const JOINED_CHUNK = 64 * 1024;
 
-/** The elements of an immutable array, comma-separated, in chunks of JOINED_CHUNK bytes, with their total length. */
-interface JoinedJson {
+/** Bytes made once, in chunks of about JOINED_CHUNK bytes, with their total length. */
+interface Joined {
   chunks: Buffer[];
   length: number;
 }
 
-const joinedCache = new WeakMap<object, JoinedJson>();
-
-/**
- * The JSON of an immutable array's elements between its brackets, made once per array and kept as long as it: the
- * watch cache hands every whole list of a prefix at one revision the same frozen array (`Cacher`), so the lists
- * after the first write these chunks as they are, with no walk over their elements.
- */
-function joinedJson(elements: readonly object[]): JoinedJson {
-  let joined = joinedCache.get(elements);
-  if (joined) return joined;
+/** `parts` copied into chunks of at least JOINED_CHUNK bytes (the last one may be smaller). */
+function join(parts: Iterable<Buffer>): Joined {
   const chunks: Buffer[] = [];
+  let length = 0;
   let pending: Buffer[] = [];
   let bytes = 0;
-  let length = 0;
-  for (let i = 0; i < elements.length; i++) {
-    if (i > 0) pending.push(COMMA);
-    const b = elementJson(elements[i]!);
-    pending.push(b);
-    bytes += b.length + (i > 0 ? 1 : 0);
+  for (const p of parts) {
+    pending.push(p);
+    bytes += p.length;
     if (bytes >= JOINED_CHUNK) {
       chunks.push(Buffer.concat(pending, bytes));
       length += bytes;
@@ -94,8 +94,29 @@ function joinedJson(elements: readonly object[]): JoinedJson {
     chunks.push(Buffer.concat(pending, bytes));
     length += bytes;
   }
-  joined = { chunks, length };
-  joinedCache.set(elements, joined);
+  return { chunks, length };
+}
+
+const joinedCache = new WeakMap<object, Joined>();
+
+/**
+ * The JSON of an immutable array's elements between its brackets, comma-separated, made once per array and kept as
+ * long as it: the watch cache hands every whole list of a prefix at one revision the same frozen array (`Cacher`),
+ * so the lists after the first write these chunks as they are, with no walk over their elements.
+ */
+function joinedJson(elements: readonly object[]): Joined {
+  let joined = joinedCache.get(elements);
+  if (!joined) {
+    joined = join(
+      (function* () {
+        for (let i = 0; i < elements.length; i++) {
+          if (i > 0) yield COMMA;
+          yield elementJson(elements[i]!);
+        }
+      })(),
+    );
+    joinedCache.set(elements, joined);
+  }
   return joined;
 }
 
@@ -155,11 +176,7 @@ export function encodeJson(obj: ApiObject): Buffer {
 /** The Protobuf encoding (with its envelope) of an object, as `codec.encode` writes it, once per immutable object. */
 export function encodeProtobuf(codec: ProtobufCodec, obj: ApiObject): Buffer {
   if (!isImmutable(obj)) return codec.encode(obj);
-  let cache = protobufCaches.get(codec);
-  if (!cache) {
-    cache = new WeakMap();
-    protobufCaches.set(codec, cache);
-  }
+  const cache = perCodec(protobufCaches, codec);
   let b = cache.get(obj);
   if (b === undefined) {
     b = codec.encode(obj);
@@ -214,21 +231,48 @@ function itemRaw(codec: ProtobufCodec, item: ApiObject): Uint8Array {
   return splitEnvelope(encodeProtobuf(codec, item))?.raw ?? codec.encodeRaw(item);
 }
 
-/** The parts of a list's enveloped encoding around `raws`, its items' own messages (see protobufListParts). */
-function protobufListFrame(empty: { prefix: Buffer; raw: Buffer }, raws: Uint8Array[]): BodyParts {
-  const heads = raws.map((r) => Buffer.concat([Buffer.of(RAW_TAG), varint(r.length)]));
-  let rawLength = empty.raw.length;
-  raws.forEach((r, i) => (rawLength += heads[i]!.length + r.length));
-  const start = Buffer.concat([empty.prefix, varint(rawLength), empty.raw]);
-  function* parts(): Generator<Buffer> {
-    yield start;
-    for (let i = 0; i < raws.length; i++) {
-      yield heads[i]!;
-      const r = raws[i]!;
-      yield Buffer.isBuffer(r) ? r : Buffer.from(r.buffer, r.byteOffset, r.byteLength);
-    }
+/** Each of `raws` (items' own messages) as a list's field 2: its tag and length, then itself. */
+function* itemFields(raws: Uint8Array[]): Generator<Buffer> {
+  for (const r of raws) {
+    yield Buffer.concat([Buffer.of(RAW_TAG), varint(r.length)]);
+    yield Buffer.isBuffer(r) ? r : Buffer.from(r.buffer, r.byteOffset, r.byteLength);
   }
-  return { parts: parts(), length: start.length + rawLength - empty.raw.length };
+}
+
+/** The length of `raws` as a list's fields 2 (see itemFields). */
+function itemFieldsLength(raws: Uint8Array[]): number {
+  let n = 0;
+  for (const r of raws) n += 1 + varint(r.length).length + r.length;
+  return n;
+}
+
+/**
+ * The parts of a list's enveloped encoding (see protobufListParts) around its items' fields, `items` (of `length`
+ * bytes).
+ */
+function protobufListFrame(empty: { prefix: Buffer; raw: Buffer }, items: Iterable<Buffer>, length: number): BodyParts {
+  const rawLength = empty.raw.length + length;
+  const start = Buffer.concat([empty.prefix, varint(rawLength), empty.raw]);
+  return {
+    parts: (function* () {
+      yield start;
+      yield* items;
+    })(),
+    length: start.length + length,
+  };
+}
+
+const protobufJoinedCaches = new WeakMap<ProtobufCodec, WeakMap<object, Joined>>();
+
+/** The fields 2 of an immutable array's items, once per codec and array (the Protobuf twin of `joinedJson`). */
+function joinedProtobufItems(codec: ProtobufCodec, items: readonly ApiObject[]): Joined {
+  const cache = perCodec(protobufJoinedCaches, codec);
+  let joined = cache.get(items);
+  if (!joined) {
+    joined = join(itemFields(items.map((i) => itemRaw(codec, i))));
+    cache.set(items, joined);
+  }
+  return joined;
 }
 
 /** Per codec and list apiVersion/kind: whether a list's items follow its metadata as field 2 (checked once). */
@@ -261,15 +305,19 @@ export function protobufListParts(codec: ProtobufCodec, list: ApiObject): BodyPa
   if (layoutOk === undefined) {
     const first = items[0] as ApiObject;
     const expected = codec.encode({ ...list, items: [first] } as ApiObject);
-    const framed = Buffer.concat([...protobufListFrame(empty, [itemRaw(codec, first)]).parts]);
+    const raws = [itemRaw(codec, first)];
+    const framed = Buffer.concat([...protobufListFrame(empty, itemFields(raws), itemFieldsLength(raws)).parts]);
     layoutOk = framed.equals(expected);
     layouts.set(layoutKey, layoutOk);
   }
   if (!layoutOk) return undefined;
-  return protobufListFrame(
-    empty,
-    items.map((i: ApiObject) => itemRaw(codec, i)),
-  );
+  const frozen: boolean = isImmutable(items);
+  if (frozen) {
+    const joined = joinedProtobufItems(codec, items as ApiObject[]);
+    return protobufListFrame(empty, joined.chunks, joined.length);
+  }
+  const raws = items.map((i: ApiObject) => itemRaw(codec, i));
+  return protobufListFrame(empty, itemFields(raws), itemFieldsLength(raws));
 }
 
 const protobufEventCaches = new WeakMap<ProtobufCodec, WeakMap<object, Map<string, Buffer>>>();
@@ -292,11 +340,7 @@ function protobufWatchFrame(codec: ProtobufCodec, type: string, object: ApiObjec
  */
 export function encodeProtobufWatchEvent(codec: ProtobufCodec, type: string, object: ApiObject): Buffer {
   if (!isImmutable(object)) return protobufWatchFrame(codec, type, object);
-  let cache = protobufEventCaches.get(codec);
-  if (!cache) {
-    cache = new WeakMap();
-    protobufEventCaches.set(codec, cache);
-  }
+  const cache = perCodec(protobufEventCaches, codec);
   let byType = cache.get(object);
   if (!byType) {
     byType = new Map();
