@@ -128,6 +128,16 @@ interface ProofSlot {
   queued?: Promise<PrefixFreshness | undefined>;
 }
 
+/** Whether a cache at revision `at` holds a prefix's state as of `f` by revision alone (`PrefixFreshness`). */
+function currentByRevision(f: PrefixFreshness, at: Revision): boolean {
+  return at >= f.revision || (f.lastChange !== undefined && at >= f.lastChange);
+}
+
+/** Whether a cache at revision `at` holding `count` keys under the prefix holds its state as of `f`, by its keys. */
+function currentByKeys(f: PrefixFreshness, at: Revision, count: number): boolean {
+  return f.live !== undefined && at >= f.live.lastModRevision && count === f.live.count;
+}
+
 function rvOf(obj: ApiObject): Revision {
   return BigInt(obj.metadata?.resourceVersion ?? '0');
 }
@@ -411,11 +421,7 @@ export class Cacher implements Storage {
       return; // the wait ends as it would have
     }
     if (!f || !this.ready || f.revision <= this.rv || f.revision < rv) return;
-    const at = this.rv;
-    const unchanged =
-      (f.lastChange !== undefined && at >= f.lastChange) ||
-      (f.live !== undefined && at >= f.live.lastModRevision && this.state.size === f.live.count);
-    if (!unchanged) return;
+    if (!currentByRevision(f, this.rv) && !currentByKeys(f, this.rv, this.state.size)) return;
     this.apply({ type: 'BOOKMARK', object: { metadata: { resourceVersion: f.revision.toString() } } });
   }
 
@@ -584,7 +590,7 @@ export class Cacher implements Storage {
   /** The list of `dir` at the cache's revision if `f` shows the cache current (`PrefixFreshness`), else undefined. */
   private listIfCurrent(dir: string, predicate: Predicate | undefined, f: PrefixFreshness): ApiObjectList | undefined {
     const at = this.rv;
-    const byRevision = at >= f.revision || (f.lastChange !== undefined && at >= f.lastChange);
+    const byRevision = currentByRevision(f, at);
     if (!byRevision && !(f.live && at >= f.live.lastModRevision)) return undefined;
     let items: ApiObject[];
     let count = 0;
@@ -600,7 +606,7 @@ export class Cacher implements Storage {
       items = this.whole(dir);
       count = items.length;
     }
-    if (!byRevision && count !== f.live!.count) return undefined;
+    if (!byRevision && !currentByKeys(f, at, count)) return undefined;
     return { items, resourceVersion: at.toString() };
   }
 
