@@ -385,13 +385,18 @@ export class StoreStorage implements Storage {
     const cachedRv = this.options.transformer ? undefined : opts.cached?.metadata?.resourceVersion;
     let cached = cachedRv ? opts.cached : undefined;
     let kv = cached ? undefined : await this.currentKv(key);
+    // The cache's copy may be behind the store: when it cannot decide, the store's copy does.
+    const readStore = async (): Promise<void> => {
+      cached = undefined;
+      kv = await this.currentKv(key);
+    };
     for (;;) {
       let current: ApiObject;
       let modRevision: Revision | undefined;
       let stored: { data: Uint8Array; stale: boolean } | undefined;
       let updated: ApiObject;
       if (cached) {
-        current = structuredClone(cached);
+        current = cached; // only read here (the cache's objects are frozen); tryUpdate gets a copy
         modRevision = BigInt(cachedRv!);
       } else {
         if (!kv && !opts.ignoreNotFound) throw keyNotFound(key);
@@ -404,9 +409,7 @@ export class StoreStorage implements Storage {
         updated = await tryUpdate(structuredClone(current));
       } catch (e) {
         if (!cached) throw e;
-        // The cache's copy may be behind the store: only the store's copy can refuse the update.
-        cached = undefined;
-        kv = await this.currentKv(key);
+        await readStore(); // only the store's copy can refuse the update
         continue;
       }
       const data = this.encode(updated, key);
@@ -414,9 +417,7 @@ export class StoreStorage implements Storage {
       const before = cached ? this.encode(current, key) : stored?.data;
       if (before && !stored?.stale && sameBytes(data, before) && opts.ttlSeconds === undefined) {
         if (!cached) return current;
-        // Unchanged from the cache's copy, which may be behind: written (compared) against the store's.
-        cached = undefined;
-        kv = await this.currentKv(key);
+        await readStore(); // unchanged from the cache's copy: compared (and written) against the store's
         continue;
       }
       const value = await this.seal(data, key);
@@ -427,9 +428,10 @@ export class StoreStorage implements Storage {
             : await this.store.create(key, value, { ttlSeconds: opts.ttlSeconds });
         return this.decodeBytes(data, written.key, written.modRevision);
       } catch (e) {
-        cached = undefined;
-        if (isStorageError(e, 'Conflict')) kv = (e as StorageError).current;
-        else if (isStorageError(e, 'KeyExists') || isStorageError(e, 'KeyNotFound')) kv = await this.currentKv(key);
+        if (isStorageError(e, 'Conflict')) {
+          cached = undefined;
+          kv = (e as StorageError).current;
+        } else if (isStorageError(e, 'KeyExists') || isStorageError(e, 'KeyNotFound')) await readStore();
         else throw e;
       }
     }
