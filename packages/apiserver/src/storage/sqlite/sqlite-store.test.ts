@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
 import { isStorageError } from '../errors';
+import { type StoreEvent } from '../interface';
 
 import { parseSqliteUrl, READ_SQL, SqliteStore } from './sqlite-store';
 
@@ -162,6 +163,33 @@ test('a watch started during a stream of writes sees each write once (replay the
     await writes;
     expect(seen).toEqual(Array.from({ length: 300 }, (_, i) => `/w/${i + 1}`));
   } finally {
+    await store.close();
+  }
+});
+
+test('a write is answered after its event went through the watches (a fan-out does not wait for the writer)', async () => {
+  const store = await SqliteStore.open(join(dir, 'state.db'));
+  const ac = new AbortController();
+  try {
+    const first = await store.create('/f/a', enc.encode('0'));
+    // Several async layers between the store and the consumer, as store watch → watch cache → handler.
+    async function* relay<T>(from: AsyncIterable<T>): AsyncIterable<T> {
+      for await (const x of from) yield x;
+    }
+    let chain: AsyncIterable<StoreEvent> = store.watch('/f/', first.modRevision, ac.signal);
+    for (let i = 0; i < 6; i++) chain = relay(chain);
+    const seen: bigint[] = [];
+    const consumer = (async () => {
+      for await (const ev of chain) if (ev.type === 'put') seen.push(ev.revision);
+    })();
+    for (let i = 1; i <= 20; i++) {
+      const kv = await store.update('/f/a', enc.encode(String(i)), i === 1 ? first.modRevision : seen.at(-1)!);
+      expect(seen.at(-1)).toBe(kv.modRevision);
+    }
+    ac.abort();
+    await consumer.catch(() => undefined);
+  } finally {
+    ac.abort();
     await store.close();
   }
 });
