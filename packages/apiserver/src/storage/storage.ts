@@ -95,6 +95,8 @@ export interface DeleteOptions {
   preconditions?: Preconditions;
   /** Called with the current object before deleting; throw to refuse. Runs again on every retry. */
   validateDeletion?: (current: ApiObject) => void | Promise<void>;
+  /** As `UpdateOptions.cached`: the watch cache's copy, tried first instead of reading the store. */
+  cached?: ApiObject;
 }
 
 /** Options of `Storage.watch`. */
@@ -439,17 +441,41 @@ export class StoreStorage implements Storage {
 
   /** See `Storage.delete`. */
   async delete(key: string, opts: DeleteOptions = {}): Promise<ApiObject> {
-    let kv = await this.currentKv(key);
+    // As guaranteedUpdate: the cache's copy first; the compare-and-swap of the delete refuses it if it is stale.
+    const cachedRv = opts.cached?.metadata?.resourceVersion;
+    let cached = cachedRv ? opts.cached : undefined;
+    let kv = cached ? undefined : await this.currentKv(key);
+    const readStore = async (): Promise<void> => {
+      cached = undefined;
+      kv = await this.currentKv(key);
+    };
     for (;;) {
-      if (!kv) throw keyNotFound(key);
-      const current = await this.read(kv);
-      checkPreconditions(key, opts.preconditions, current);
-      await opts.validateDeletion?.(structuredClone(current));
+      let current: ApiObject;
+      let modRevision: Revision;
+      if (cached) {
+        current = cached;
+        modRevision = BigInt(cachedRv!);
+      } else {
+        if (!kv) throw keyNotFound(key);
+        current = await this.read(kv);
+        modRevision = kv.modRevision;
+      }
       try {
-        const deleted = await this.store.delete(key, kv.modRevision);
+        checkPreconditions(key, opts.preconditions, current);
+        await opts.validateDeletion?.(structuredClone(current));
+      } catch (e) {
+        if (!cached) throw e;
+        await readStore(); // only the store's copy can refuse the delete
+        continue;
+      }
+      try {
+        const deleted = await this.store.delete(key, modRevision);
         return await this.read(deleted, deleted.deleteRevision);
       } catch (e) {
-        if (isStorageError(e, 'Conflict')) kv = (e as StorageError).current;
+        if (isStorageError(e, 'Conflict')) {
+          cached = undefined;
+          kv = (e as StorageError).current;
+        } else if (cached && isStorageError(e, 'KeyNotFound')) await readStore();
         else throw e;
       }
     }

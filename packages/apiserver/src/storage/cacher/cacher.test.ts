@@ -143,6 +143,45 @@ test("updates start from the cache's copy without reading the store; a stale cop
   expect(h.metadata!.resourceVersion).toBe(g.metadata!.resourceVersion);
 });
 
+test("deletes start from the cache's copy without reading the store; a stale copy never wins", async () => {
+  const c = await makeCacher();
+  const n = (o: ApiObject): number => (o as { spec: { n: number } }).spec.n;
+  const bump = (o: ApiObject): ApiObject => ({ ...o, spec: { n: n(o) + 1 } });
+  const rv = (o: ApiObject): string => o.metadata!.resourceVersion!;
+  const a = await c.create(key('a', 'p0'), pod('a', 'p0', { spec: { n: 1 } }));
+  await c.get(key('a', 'p0'), { resourceVersion: rv(a) }); // the cache has it
+  let reads = 0;
+  const get = store.get.bind(store);
+  store.get = (k: string) => (reads++, get(k));
+  expect(n(await c.delete(key('a', 'p0')))).toBe(1);
+  expect(reads).toBe(0);
+
+  // A stale copy (the first version) against the store's second: the compare-and-swap refuses it, and the store's
+  // copy is the one validated and deleted.
+  const b = await storage.create(key('a', 'p1'), pod('a', 'p1', { spec: { n: 1 } }));
+  const b2 = await storage.guaranteedUpdate(key('a', 'p1'), bump);
+  const seen: string[] = [];
+  const deleted = await storage.delete(key('a', 'p1'), {
+    cached: b,
+    validateDeletion: (cur) => void seen.push(rv(cur)),
+  });
+  expect(seen).toEqual([rv(b), rv(b2)]);
+  expect(n(deleted)).toBe(2);
+  // A stale copy of what is gone: not found.
+  await expect(storage.delete(key('a', 'p1'), { cached: b })).rejects.toMatchObject({ code: 'KeyNotFound' });
+
+  // A precondition that fails on a stale copy is decided by the store's copy, both ways.
+  const e = await storage.create(key('a', 'p2'), pod('a', 'p2', { spec: { n: 1 } }));
+  const e2 = await storage.guaranteedUpdate(key('a', 'p2'), bump);
+  await storage.delete(key('a', 'p2'), { cached: e, preconditions: { resourceVersion: rv(e2) } });
+  const f = await storage.create(key('a', 'p3'), pod('a', 'p3', { spec: { n: 1 } }));
+  await storage.guaranteedUpdate(key('a', 'p3'), bump);
+  await expect(
+    storage.delete(key('a', 'p3'), { cached: f, preconditions: { resourceVersion: rv(f) } }),
+  ).rejects.toThrow(/Precondition failed/);
+  expect(n(await storage.get(key('a', 'p3')))).toBe(2);
+});
+
 test('a watch from before the ring is Compacted (410); from within the ring it replays', async () => {
   const c = await makeCacher({ capacity: 5, eventWindowMs: 1000 });
   const revs: string[] = [];

@@ -720,9 +720,10 @@ export class Cacher implements Storage {
     return this.storage.guaranteedUpdate(key, tryUpdate, cached ? { ...opts, cached } : opts);
   }
 
-  /** See `Storage.delete` (delegated). */
-  delete(key: string, opts?: DeleteOptions): Promise<ApiObject> {
-    return this.storage.delete(key, opts);
+  /** See `Storage.delete` (delegated), starting from the cache's copy, as updates do. */
+  delete(key: string, opts: DeleteOptions = {}): Promise<ApiObject> {
+    const cached = opts.cached ?? this.state.get(key);
+    return this.storage.delete(key, cached ? { ...opts, cached } : opts);
   }
 
   /** See `Storage.readinessCheck`: the store answers and the cache holds a complete list. */
