@@ -89,6 +89,16 @@ export const READ_SQL = {
   pageSize: `PRAGMA page_size`,
 } as const;
 
+/**
+ * The op as it is posted to the writer: a value that is a view of a larger buffer is copied to a buffer of its own,
+ * because postMessage clones a view's whole ArrayBuffer. An encoded object under 4 KiB is one (Node's Buffer pool
+ * hands out slices of 8 KiB slabs), and posting a 1.3 KB value cost 21 us instead of 5.
+ */
+function ownValue(op: WriteOp): WriteOp {
+  if (!('value' in op) || op.value.byteLength === op.value.buffer.byteLength) return op;
+  return { ...op, value: new Uint8Array(op.value) };
+}
+
 /** Most value bytes committed in one transaction (bounds the memory of a batch of large writes). */
 const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 
@@ -321,7 +331,7 @@ export class SqliteStore implements Store {
     this.worker.postMessage({
       type: 'batch',
       id: ++this.batchId,
-      ops: batch.map((p) => p.op),
+      ops: batch.map((p) => ownValue(p.op)),
       deadlines: batch.map((p) => p.deadline),
     } satisfies WriterRequest);
   }
