@@ -54,6 +54,11 @@ export interface ListOptions {
   continue?: string;
   /** Only objects for which this is true are returned (and counted towards `limit`). */
   predicate?: Predicate;
+  /**
+   * The caller only reads the items: the array may be one the watch cache hands every whole list of the prefix at
+   * its revision (frozen), whose encoding the response writers then make once (`Cacher`'s list memos).
+   */
+  shared?: boolean;
 }
 
 /** A page of objects. */

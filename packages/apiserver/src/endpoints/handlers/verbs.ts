@@ -145,7 +145,7 @@ export async function listHandler(r: VerbRequest): Promise<void> {
   const s = r.scope.storage;
   if (!capabilities.lister(s)) unsupported(r, 'list');
   const o = parseListOptions(r.query, false);
-  const list = await s.list(r.ctx, o);
+  const list = await s.list(r.ctx, { ...o, shared: true });
   // Streamed: a list of thousands of objects is written as the client takes it, not built whole first.
   await writeList(
     r.res,

@@ -20,6 +20,8 @@ export interface StorageListOptions {
   continue?: string;
   /** Only objects for which this returns true are returned (selectors); paging counts matches only. */
   predicate?: (obj: ApiObject) => boolean;
+  /** The caller only reads the items (the array may be the watch cache's, frozen and shared; see `Storage`). */
+  shared?: boolean;
 }
 
 /** A page of objects. */

@@ -190,7 +190,7 @@ export class GenericStore implements Getter, Lister, Watcher, Creater, Updater, 
     }
   }
 
-  async list(ctx: RequestContext, o: ListOptions): Promise<ObjectList> {
+  async list(ctx: RequestContext, o: ListOptions & { shared?: boolean }): Promise<ObjectList> {
     const predicate = this.def.predicate(o);
     let page;
     try {
@@ -200,6 +200,7 @@ export class GenericStore implements Getter, Lister, Watcher, Creater, Updater, 
         limit: o.limit,
         continue: o.continue,
         predicate,
+        shared: o.shared === true,
       });
     } catch (err) {
       this.fail(err, '', 'list');

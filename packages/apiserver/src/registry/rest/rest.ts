@@ -135,7 +135,8 @@ export interface Getter {
 
 /** list */
 export interface Lister {
-  list(ctx: RequestContext, o: ListOptions): Promise<ObjectList>;
+  /** `shared`: the caller only reads the items (the array may be the watch cache's, frozen, shared by lists). */
+  list(ctx: RequestContext, o: ListOptions & { shared?: boolean }): Promise<ObjectList>;
 }
 
 /** watch */

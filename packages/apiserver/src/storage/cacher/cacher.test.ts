@@ -146,7 +146,7 @@ test("updates start from the cache's copy without reading the store; a stale cop
 test("deletes start from the cache's copy without reading the store; a stale copy never wins", async () => {
   const c = await makeCacher();
   const n = (o: ApiObject): number => (o as { spec: { n: number } }).spec.n;
-  const bump = (o: ApiObject): ApiObject => ({ ...o, spec: { n: n(o) + 1 } });
+  const bump = (o: ApiObject): ApiObject => ({ ...o, spec: { n: n(o) + 1 } }) as ApiObject;
   const rv = (o: ApiObject): string => o.metadata!.resourceVersion!;
   const a = await c.create(key('a', 'p0'), pod('a', 'p0', { spec: { n: 1 } }));
   await c.get(key('a', 'p0'), { resourceVersion: rv(a) }); // the cache has it
@@ -246,20 +246,26 @@ test('resourceVersion=0 lists come from memory, sorted, paginated; later pages c
 
 const names = (l: { items: ApiObject[] }): string[] => l.items.map((o) => o.metadata!.name!);
 
-test('whole lists of a prefix share one frozen array until an event under it comes', async () => {
+test('whole lists of a prefix share one frozen array with readers that only read, until an event under it comes', async () => {
   const c = await makeCacher({ listMemoMinItems: 2, listMemoIdleMs: 60_000 });
   for (const n of ['c', 'a', 'b']) await c.create(key('ns', n), pod('ns', n));
   const z = await c.create(key('other', 'z'), pod('other', 'z'));
-  const first = await c.list('/registry/pods/ns/', { resourceVersion: z.metadata!.resourceVersion });
+  const first = await c.list('/registry/pods/ns/', { resourceVersion: z.metadata!.resourceVersion, shared: true });
   expect(names(first)).toEqual(['a', 'b', 'c']);
   expect(c.listMemoCount).toBe(1);
   // A consistent list and a resourceVersion=0 list of the same prefix get the same array, which cannot be changed.
-  expect((await c.list('/registry/pods/ns/', {})).items).toBe(first.items);
-  expect((await c.list('/registry/pods/ns', { resourceVersion: '0' })).items).toBe(first.items);
+  expect((await c.list('/registry/pods/ns/', { shared: true })).items).toBe(first.items);
+  expect((await c.list('/registry/pods/ns', { resourceVersion: '0', shared: true })).items).toBe(first.items);
   expect(() => first.items.push(pod('ns', 'x'))).toThrow(TypeError);
+  // A caller that does not say it only reads gets an array of its own.
+  const own = await c.list('/registry/pods/ns/', {});
+  expect(own.items).not.toBe(first.items);
+  own.items.reverse();
+  expect(names(own)).toEqual(['c', 'b', 'a']);
+  expect(names(first)).toEqual(['a', 'b', 'c']);
   // A write under another prefix moves the revision, not the items.
   const y = await c.create(key('other', 'y'), pod('other', 'y'));
-  const later = await c.list('/registry/pods/ns/', { resourceVersion: y.metadata!.resourceVersion });
+  const later = await c.list('/registry/pods/ns/', { resourceVersion: y.metadata!.resourceVersion, shared: true });
   expect(later.items).toBe(first.items);
   expect(later.resourceVersion).toBe(y.metadata!.resourceVersion);
   // Filtered and limited lists are their own.
@@ -268,20 +274,23 @@ test('whole lists of a prefix share one frozen array until an event under it com
     predicate: (o) => o.metadata?.name !== 'b',
   });
   expect(names(filtered)).toEqual(['a', 'c']);
-  expect(names(await c.list('/registry/pods/ns/', { resourceVersion: '0', limit: 2 }))).toEqual(['a', 'b']);
+  expect(names(await c.list('/registry/pods/ns/', { resourceVersion: '0', limit: 2, shared: true }))).toEqual([
+    'a',
+    'b',
+  ]);
   // An event under the prefix: the next list has it, and the list handed out before is unchanged.
   await c.delete(key('ns', 'b'));
   const d = await c.create(key('ns', 'd'), pod('ns', 'd'));
-  const next = await c.list('/registry/pods/ns/', { resourceVersion: d.metadata!.resourceVersion });
+  const next = await c.list('/registry/pods/ns/', { resourceVersion: d.metadata!.resourceVersion, shared: true });
   expect(names(next)).toEqual(['a', 'c', 'd']);
   expect(names(first)).toEqual(['a', 'b', 'c']);
-  expect((await c.list('/registry/pods/ns/', {})).items).toBe(next.items);
+  expect((await c.list('/registry/pods/ns/', { shared: true })).items).toBe(next.items);
   // A write under a prefix above drops the memo of the whole resource too.
-  const all = await c.list('/registry/pods/', { resourceVersion: '0' });
+  const all = await c.list('/registry/pods/', { resourceVersion: '0', shared: true });
   expect(names(all)).toEqual(['a', 'c', 'd', 'y', 'z']);
   await c.delete(key('other', 'y'));
-  expect(names(await c.list('/registry/pods/', {}))).toEqual(['a', 'c', 'd', 'z']);
-  expect((await c.list('/registry/pods/ns/', {})).items).toBe(next.items);
+  expect(names(await c.list('/registry/pods/', { shared: true }))).toEqual(['a', 'c', 'd', 'z']);
+  expect((await c.list('/registry/pods/ns/', { shared: true })).items).toBe(next.items);
 });
 
 test('a kept list no list takes for listMemoIdleMs is dropped; short lists are not kept', async () => {
@@ -289,14 +298,14 @@ test('a kept list no list takes for listMemoIdleMs is dropped; short lists are n
   await c.create(key('ns', 'a'), pod('ns', 'a'));
   const b = await c.create(key('ns', 'b'), pod('ns', 'b'));
   const one = await c.create(key('one', 'a'), pod('one', 'a'));
-  await c.list('/registry/pods/one/', { resourceVersion: one.metadata!.resourceVersion });
+  await c.list('/registry/pods/one/', { resourceVersion: one.metadata!.resourceVersion, shared: true });
   expect(c.listMemoCount).toBe(0);
-  const first = await c.list('/registry/pods/ns/', { resourceVersion: b.metadata!.resourceVersion });
+  const first = await c.list('/registry/pods/ns/', { resourceVersion: b.metadata!.resourceVersion, shared: true });
   expect(c.listMemoCount).toBe(1);
   const deadline = Date.now() + 30_000;
   while (c.listMemoCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   expect(c.listMemoCount).toBe(0);
-  const again = await c.list('/registry/pods/ns/', { resourceVersion: '0' });
+  const again = await c.list('/registry/pods/ns/', { resourceVersion: '0', shared: true });
   expect(again.items).not.toBe(first.items);
   expect(names(again)).toEqual(['a', 'b']);
 });

@@ -456,7 +456,7 @@ export class Cacher implements Storage {
   async list(prefix: string, opts: ListOptions = {}): Promise<ApiObjectList> {
     const rv = parseResourceVersion(opts.resourceVersion);
     if (rv === undefined && this.consistentFromCache && this.servesConsistently(prefix, opts)) {
-      const fromCache = await this.consistentList(prefix.endsWith('/') ? prefix : `${prefix}/`, opts.predicate);
+      const fromCache = await this.consistentList(prefix.endsWith('/') ? prefix : `${prefix}/`, opts);
       if (fromCache) {
         this.consistentLists.fromCache++;
         this.onConsistentList?.({ fallback: false, success: true });
@@ -485,8 +485,9 @@ export class Cacher implements Storage {
     await this.waitUntilFresh(rv);
     const dir = prefix.endsWith('/') ? prefix : `${prefix}/`;
     const readRv = this.rv;
-    if (!opts.predicate && opts.limit === undefined)
-      return { items: this.whole(dir), resourceVersion: readRv.toString() };
+    if (!opts.predicate && opts.limit === undefined) {
+      return { items: this.whole(dir, opts.shared === true), resourceVersion: readRv.toString() };
+    }
     const items: ApiObject[] = [];
     const limit = opts.limit;
     let lastKey: string | undefined;
@@ -523,7 +524,7 @@ export class Cacher implements Storage {
    * A consistent list of `dir` from memory, once the cache holds what the store says is current (see the module
    * comment); undefined when the store cannot tell or the cache does not get there within `consistentReadWaitMs`.
    */
-  private async consistentList(dir: string, predicate: Predicate | undefined): Promise<ApiObjectList | undefined> {
+  private async consistentList(dir: string, opts: ListOptions): Promise<ApiObjectList | undefined> {
     if (!this.ready) return undefined;
     let proof: PrefixFreshness | undefined;
     try {
@@ -533,8 +534,7 @@ export class Cacher implements Storage {
     }
     if (!proof) return undefined;
     const current = proof;
-    const attempt = (): ApiObjectList | undefined =>
-      this.ready ? this.listIfCurrent(dir, predicate, current) : undefined;
+    const attempt = (): ApiObjectList | undefined => (this.ready ? this.listIfCurrent(dir, opts, current) : undefined);
     const now = attempt();
     if (now) return now;
     return new Promise((resolve) => {
@@ -588,7 +588,8 @@ export class Cacher implements Storage {
   }
 
   /** The list of `dir` at the cache's revision if `f` shows the cache current (`PrefixFreshness`), else undefined. */
-  private listIfCurrent(dir: string, predicate: Predicate | undefined, f: PrefixFreshness): ApiObjectList | undefined {
+  private listIfCurrent(dir: string, opts: ListOptions, f: PrefixFreshness): ApiObjectList | undefined {
+    const predicate = opts.predicate;
     const at = this.rv;
     const byRevision = currentByRevision(f, at);
     if (!byRevision && !(f.live && at >= f.live.lastModRevision)) return undefined;
@@ -603,7 +604,7 @@ export class Cacher implements Storage {
         if (predicate(obj)) items.push(obj);
       }
     } else {
-      items = this.whole(dir);
+      items = this.whole(dir, opts.shared === true);
       count = items.length;
     }
     if (!byRevision && !currentByKeys(f, at, count)) return undefined;
@@ -611,22 +612,22 @@ export class Cacher implements Storage {
   }
 
   /**
-   * Every object under `dir`, in key order, as the cache holds them now: the prefix's memo while no event under it
-   * came since (`listMemos`), else a new array, kept as the memo when long enough. Callers must not change it (it is
-   * frozen, as are its objects; typed mutable as every list's items are).
+   * Every object under `dir`, in key order, as the cache holds them now. A `shared` caller (one that only reads it)
+   * gets the prefix's memo while no event under it came since (`listMemos`), or a new array kept as the memo when
+   * long enough: frozen, as its objects are. Any other caller gets an array of its own.
    */
-  private whole(dir: string): ApiObject[] {
+  private whole(dir: string, shared: boolean): ApiObject[] {
     const memo = this.listMemos.get(dir);
     if (memo) {
       memo.used = performance.now();
-      return memo.items as ApiObject[];
+      return shared ? (memo.items as ApiObject[]) : memo.items.slice();
     }
     const items: ApiObject[] = [];
     for (const key of this.sortedKeys.from(dir)) {
       if (!key.startsWith(dir)) break;
       items.push(this.state.get(key)!);
     }
-    if (items.length >= this.listMemoMinItems) {
+    if (shared && items.length >= this.listMemoMinItems) {
       this.listMemos.set(dir, { items: deepFreeze(items), used: performance.now() });
       this.memoSweep ??= setTimeout(() => this.sweepListMemos(), this.listMemoIdleMs).unref();
     }
