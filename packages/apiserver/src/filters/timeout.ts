@@ -10,7 +10,7 @@ import { timeout } from '@platform/api';
 import { isLongRunning, isMutatingVerb } from '../endpoints/request-info';
 import { type Serializers, writeError } from '../endpoints/responses/writers';
 import { getRequestInfo } from './request-info';
-import { bindWarningRecorder } from './warning';
+import { bindWarningRecorder, unbindWarningRecorder } from './warning';
 
 /**
  * Why a request's work was stopped. One shared value: `abort()` without a reason would build a DOMException (and
@@ -39,6 +39,7 @@ export function requestDeadline(
   res.once('close', () => {
     if (timer) clearTimeout(timer);
     if (longRunning || !res.writableFinished) abort.abort(REQUEST_ENDED);
+    unbindWarningRecorder(abort.signal);
   });
   if (longRunning || requestTimeoutMs <= 0) return abort.signal;
   let ms = requestTimeoutMs;

@@ -7,6 +7,7 @@ import {
   ResponseWarningRecorder,
   TRUNCATE_AT_TOTAL_CHARS,
   TRUNCATE_ITEM_CHARS,
+  unbindWarningRecorder,
   warningHeader,
 } from './warning';
 
@@ -95,6 +96,17 @@ describe('addWarning', () => {
     addWarning({ signal: sa }, '', 'for a');
     addWarning({ signal: sa }, '', 'again for a');
     expect([warnings(a), warnings(b)]).toEqual([['299 - "for a"', '299 - "again for a"'], ['299 - "for b"']]);
+  });
+
+  it('lets go of a response once its signal is unbound (requestDeadline, at the response close)', () => {
+    const [a, b] = [response(), response()];
+    const [sa, sb] = [new AbortController().signal, new AbortController().signal];
+    bindWarningRecorder(sa, a);
+    bindWarningRecorder(sb, b);
+    unbindWarningRecorder(sa);
+    addWarning({ signal: sa }, '', 'after a closed');
+    addWarning({ signal: sb }, '', 'for b');
+    expect([warnings(a), warnings(b)]).toEqual([[], ['299 - "for b"']]);
   });
 
   it('drops warnings of requests without a recorder', () => {

@@ -110,10 +110,22 @@ const bound = new WeakMap<AbortSignal, ServerResponse | ResponseWarningRecorder>
 
 /**
  * Makes warnings added with `signal` as the RequestContext signal headers of `res` (called by
- * `requestDeadline` for mutating requests). The binding goes away with the signal.
+ * `requestDeadline` for mutating requests and reads of resources). `requestDeadline` unbinds it when the response
+ * closes, see {@link unbindWarningRecorder}.
  */
 export function bindWarningRecorder(signal: AbortSignal, res: ServerResponse): void {
   bound.set(signal, res);
+}
+
+/**
+ * Drops the binding of `signal` once its response has closed (no header can be added after). Left to the weak map,
+ * the response and with it the whole request would live as long as the signal, and Node's AbortSignals outlive
+ * every young-generation collection (only a full one frees them): a GET's request, response and handler state were
+ * promoted to the old space and then collected by mark-compacts, which made each scavenge copy ~2 MB and ran a
+ * mark-compact every few seconds under load (issue 18: the get p99).
+ */
+export function unbindWarningRecorder(signal: AbortSignal): void {
+  bound.delete(signal);
 }
 
 /**
