@@ -16,7 +16,6 @@ import { type ApiObject, errorToStatus, isStatusError, methodNotSupported, type 
 import { type WebSocket } from 'ws';
 
 import { capabilities, type WatchEvent } from '../../registry/rest/rest';
-import { isImmutable } from '../../storage/immutable';
 import { respellObject, responseGroupAlias } from '../group-alias';
 import { encodeJsonWatchEvent, encodeProtobufWatchEvent } from '../responses/encode-cache';
 import { parseListOptions } from './options';
@@ -37,24 +36,7 @@ function frame(r: VerbRequest, e: WatchEvent): Buffer {
   if (r.output.format === 'protobuf') {
     return encodeProtobufWatchEvent(r.scope.serializers.protobuf, e.type, object as ApiObject);
   }
-  return jsonFrame(e.type, object as ApiObject);
-}
-
-/**
- * The JSON frames of the watch cache's (frozen) objects, by event type: an event goes to every watcher of its
- * collection, and each would otherwise join its frame anew (an allocation and a copy of the object's encoding per
- * watcher and event; the Protobuf frames are cached the same way). Weak: a frame lives as long as its object.
- */
-const jsonFrames = new WeakMap<object, { type: string; frame: Buffer }[]>();
-
-export function jsonFrame(type: string, object: ApiObject): Buffer {
-  if (!isImmutable(object)) return encodeJsonWatchEvent(type, object);
-  let byType = jsonFrames.get(object);
-  if (!byType) jsonFrames.set(object, (byType = []));
-  for (const f of byType) if (f.type === type) return f.frame;
-  const frame = encodeJsonWatchEvent(type, object);
-  byType.push({ type, frame });
-  return frame;
+  return encodeJsonWatchEvent(e.type, object as ApiObject);
 }
 
 /** The lifetime of a watch in milliseconds. */

@@ -70,6 +70,23 @@ describe('encode cache', () => {
     expect(encodeJson(list('11')).toString()).toBe(jsonCodec.encode(list('11')).toString());
   });
 
+  it("shares one JSON frame among the watchers of a cached object's event, one per event type", () => {
+    const obj = deepFreeze(configMap('a'));
+    const modified = encodeJsonWatchEvent('MODIFIED', obj);
+    expect(encodeJsonWatchEvent('MODIFIED', obj)).toBe(modified);
+    expect(modified.toString()).toBe(`${JSON.stringify({ type: 'MODIFIED', object: obj })}\n`);
+    expect(JSON.parse(modified.toString('utf8'))).toEqual({ type: 'MODIFIED', object: obj });
+    const deleted = encodeJsonWatchEvent('DELETED', obj);
+    expect(JSON.parse(deleted.toString('utf8'))).toEqual({ type: 'DELETED', object: obj });
+    expect(encodeJsonWatchEvent('DELETED', obj)).toBe(deleted);
+    expect(encodeJsonWatchEvent('MODIFIED', obj)).toBe(modified);
+    // An object that may still change is encoded at each event.
+    const mutable = configMap('b', { k: 'v' });
+    expect(JSON.parse(encodeJsonWatchEvent('ADDED', mutable).toString('utf8')).object.data.k).toBe('v');
+    (mutable as unknown as { data: Record<string, string> }).data.k = 'w';
+    expect(JSON.parse(encodeJsonWatchEvent('ADDED', mutable).toString('utf8')).object.data.k).toBe('w');
+  });
+
   it('encodes watch events as one JSON line', () => {
     for (const obj of [deepFreeze(configMap('a')), configMap('b')]) {
       expect(encodeJsonWatchEvent('MODIFIED', obj).toString()).toBe(

@@ -74,27 +74,29 @@ interface Joined {
   length: number;
 }
 
-/** `parts` copied into chunks of at least JOINED_CHUNK bytes (the last one may be smaller). */
-function join(parts: Iterable<Buffer>): Joined {
-  const chunks: Buffer[] = [];
-  let length = 0;
+/**
+ * Gathers parts into buffers of at least `size` bytes (the last one may be smaller); a part that is that large alone
+ * is passed on as it is.
+ */
+export function* gather(parts: Iterable<Buffer>, size: number): Generator<Buffer> {
   let pending: Buffer[] = [];
   let bytes = 0;
   for (const p of parts) {
     pending.push(p);
     bytes += p.length;
-    if (bytes >= JOINED_CHUNK) {
-      chunks.push(Buffer.concat(pending, bytes));
-      length += bytes;
+    if (bytes >= size) {
+      yield pending.length === 1 ? pending[0]! : Buffer.concat(pending, bytes);
       pending = [];
       bytes = 0;
     }
   }
-  if (bytes > 0) {
-    chunks.push(Buffer.concat(pending, bytes));
-    length += bytes;
-  }
-  return { chunks, length };
+  if (bytes > 0 || pending.length > 0) yield pending.length === 1 ? pending[0]! : Buffer.concat(pending, bytes);
+}
+
+/** `parts` gathered into chunks of JOINED_CHUNK bytes, kept. */
+function join(parts: Iterable<Buffer>): Joined {
+  const chunks = [...gather(parts, JOINED_CHUNK)];
+  return { chunks, length: chunks.reduce((n, c) => n + c.length, 0) };
 }
 
 const joinedCache = new WeakMap<object, Joined>();
@@ -335,12 +337,15 @@ function protobufWatchFrame(codec: ProtobufCodec, type: string, object: ApiObjec
 }
 
 /**
- * One event of a Protobuf watch stream, once per immutable object and event type: every watcher of a write gets
- * the same frame.
+ * The frame of an immutable object's event of `type` in `cache`, made by `make` once: an event goes to every
+ * watcher of its collection, and every one of them gets the same frame.
  */
-export function encodeProtobufWatchEvent(codec: ProtobufCodec, type: string, object: ApiObject): Buffer {
-  if (!isImmutable(object)) return protobufWatchFrame(codec, type, object);
-  const cache = perCodec(protobufEventCaches, codec);
+function eventFrame(
+  cache: WeakMap<object, Map<string, Buffer>>,
+  type: string,
+  object: ApiObject,
+  make: () => Buffer,
+): Buffer {
   let byType = cache.get(object);
   if (!byType) {
     byType = new Map();
@@ -348,16 +353,29 @@ export function encodeProtobufWatchEvent(codec: ProtobufCodec, type: string, obj
   }
   let frame = byType.get(type);
   if (frame === undefined) {
-    frame = protobufWatchFrame(codec, type, object);
+    frame = make();
     byType.set(type, frame);
   }
   return frame;
 }
 
-/** One event of a JSON watch stream: `{"type":...,"object":...}` and a newline. */
+/** One event of a Protobuf watch stream, once per immutable object and event type (see `eventFrame`). */
+export function encodeProtobufWatchEvent(codec: ProtobufCodec, type: string, object: ApiObject): Buffer {
+  if (!isImmutable(object)) return protobufWatchFrame(codec, type, object);
+  return eventFrame(perCodec(protobufEventCaches, codec), type, object, () => protobufWatchFrame(codec, type, object));
+}
+
+const jsonEventCache = new WeakMap<object, Map<string, Buffer>>();
+
+/**
+ * One event of a JSON watch stream, `{"type":...,"object":...}` and a newline; once per immutable object and event
+ * type (see `eventFrame`).
+ */
 export function encodeJsonWatchEvent(type: string, object: ApiObject): Buffer {
   if (!isImmutable(object)) return Buffer.from(`${JSON.stringify({ type, object })}\n`);
-  return Buffer.concat([Buffer.from(`{"type":${JSON.stringify(type)},"object":`), cachedJson(object), CLOSE_EVENT]);
+  return eventFrame(jsonEventCache, type, object, () =>
+    Buffer.concat([Buffer.from(`{"type":${JSON.stringify(type)},"object":`), cachedJson(object), CLOSE_EVENT]),
+  );
 }
 
 const CLOSE_EVENT = Buffer.from('}\n');

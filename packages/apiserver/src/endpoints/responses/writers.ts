@@ -10,7 +10,7 @@ import * as yaml from 'js-yaml';
 import { noteResponseObject } from '../../audit/context';
 import { respellObject, responseGroupAlias } from '../group-alias';
 import { type Format } from '../negotiation/negotiate';
-import { type BodyParts, encodeJson, encodeProtobuf, jsonArrayParts, protobufListParts } from './encode-cache';
+import { type BodyParts, encodeJson, encodeProtobuf, gather, jsonArrayParts, protobufListParts } from './encode-cache';
 
 /** Serializers shared by every handler of a server. */
 export interface Serializers {
@@ -90,22 +90,6 @@ function writable(res: ServerResponse): Promise<void> {
   });
 }
 
-/** Gathers parts into buffers of at least `size` bytes (the last one may be smaller). */
-function* chunks(parts: Iterable<Buffer>, size: number): Generator<Buffer> {
-  let pending: Buffer[] = [];
-  let bytes = 0;
-  for (const p of parts) {
-    pending.push(p);
-    bytes += p.length;
-    if (bytes >= size) {
-      yield pending.length === 1 ? pending[0]! : Buffer.concat(pending, bytes);
-      pending = [];
-      bytes = 0;
-    }
-  }
-  if (bytes > 0 || pending.length > 0) yield pending.length === 1 ? pending[0]! : Buffer.concat(pending, bytes);
-}
-
 /**
  * Writes a body given as parts. A small one goes out whole with its Content-Length; a large one is streamed in
  * chunks of STREAM_CHUNK, each made only when the connection took the last (`write` returned false → wait for
@@ -139,7 +123,7 @@ async function writeBody(res: ServerResponse, code: number, contentType: string,
   };
   res.once('close', onClose);
   let sinceYield = 0;
-  const rest = chunks(
+  const rest = gather(
     (function* () {
       yield* taken;
       for (let n = next; !n.done; n = it.next()) yield n.value;
