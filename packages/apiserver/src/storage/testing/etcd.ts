@@ -139,28 +139,42 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function healthy(url: string, tls: EtcdTlsFiles | undefined): Promise<boolean> {
+/** A request to a member's HTTP API (a POST when `body` is given): its status and body, undefined on failure. */
+async function ask(
+  url: string,
+  path: string,
+  tls: EtcdTlsFiles | undefined,
+  body?: string,
+): Promise<{ status: number; body: string } | undefined> {
   return new Promise((resolve) => {
     const req = (tls ? httpsRequest : httpRequest)(
-      `${url}/health`,
-      tls
-        ? {
-            ca: readFileSync(tls.caFile),
-            cert: readFileSync(tls.clientCertFile),
-            key: readFileSync(tls.clientKeyFile),
-            timeout: 1000,
-          }
-        : { timeout: 1000 },
+      `${url}${path}`,
+      {
+        method: body === undefined ? 'GET' : 'POST',
+        timeout: 1000,
+        ...(tls
+          ? {
+              ca: readFileSync(tls.caFile),
+              cert: readFileSync(tls.clientCertFile),
+              key: readFileSync(tls.clientKeyFile),
+            }
+          : {}),
+      },
       (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve(res.statusCode === 200 && body.includes('true')));
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
       },
     );
-    req.on('error', () => resolve(false));
+    req.on('error', () => resolve(undefined));
     req.on('timeout', () => req.destroy());
-    req.end();
+    req.end(body);
   });
+}
+
+async function healthy(url: string, tls: EtcdTlsFiles | undefined): Promise<boolean> {
+  const res = await ask(url, '/health', tls);
+  return res?.status === 200 && res.body.includes('true');
 }
 
 /**
@@ -193,37 +207,13 @@ function waitUntilStopped(pid: number): void {
  * another test's etcd take ours, and then its /health would answer for a member that exited on "address in use".
  */
 async function answersAs(url: string, peerUrl: string, tls: EtcdTlsFiles | undefined): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = (tls ? httpsRequest : httpRequest)(
-      `${url}/v3/cluster/member/list`,
-      {
-        method: 'POST',
-        timeout: 1000,
-        ...(tls
-          ? {
-              ca: readFileSync(tls.caFile),
-              cert: readFileSync(tls.clientCertFile),
-              key: readFileSync(tls.clientKeyFile),
-            }
-          : {}),
-      },
-      (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => {
-          try {
-            const j = JSON.parse(body) as { members?: { peerURLs?: string[]; clientURLs?: string[] }[] };
-            resolve((j.members ?? []).some((m) => m.peerURLs?.includes(peerUrl) && m.clientURLs?.includes(url)));
-          } catch {
-            resolve(false);
-          }
-        });
-      },
-    );
-    req.on('error', () => resolve(false));
-    req.on('timeout', () => req.destroy());
-    req.end('{}');
-  });
+  const res = await ask(url, '/v3/cluster/member/list', tls, '{}');
+  try {
+    const j = JSON.parse(res?.body ?? '') as { members?: { peerURLs?: string[]; clientURLs?: string[] }[] };
+    return (j.members ?? []).some((m) => m.peerURLs?.includes(peerUrl) && m.clientURLs?.includes(url));
+  } catch {
+    return false;
+  }
 }
 
 /**
