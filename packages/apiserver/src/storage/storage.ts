@@ -201,6 +201,12 @@ function withoutRv(obj: ApiObject): ApiObject {
   return { ...obj, metadata: meta };
 }
 
+/** The copy a read-modify-write tries next: the watch cache's (`cached`) or the store's (`kv`, absent: no key). */
+interface Start {
+  cached?: ApiObject;
+  kv?: KeyValue;
+}
+
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
@@ -386,25 +392,39 @@ export class StoreStorage implements Storage {
     return this.store.get(key);
   }
 
+  /**
+   * Where a read-modify-write (an update, a delete) starts: the watch cache's copy when it is given with its
+   * revision (`UpdateOptions.cached`), without reading the store, else the store's.
+   */
+  private async start(key: string, cached: ApiObject | undefined): Promise<Start> {
+    return cached?.metadata?.resourceVersion ? { cached } : { kv: await this.currentKv(key) };
+  }
+
+  /** The cache's copy may be behind the store: where it cannot decide, the store's copy does. */
+  private async readStore(key: string, s: Start): Promise<void> {
+    s.cached = undefined;
+    s.kv = await this.currentKv(key);
+  }
+
+  /** A write refused with Conflict: the store's copy (its current kv) is where the next try starts. */
+  private static conflicted(s: Start, e: unknown): void {
+    s.cached = undefined;
+    s.kv = (e as StorageError).current;
+  }
+
   /** See `Storage.guaranteedUpdate`. */
   async guaranteedUpdate(key: string, tryUpdate: UpdateFn, opts: UpdateOptions = {}): Promise<ApiObject> {
     // Encrypted values are read from the store: whether one must be written again with the current key shows there.
-    const cachedRv = this.options.transformer ? undefined : opts.cached?.metadata?.resourceVersion;
-    let cached = cachedRv ? opts.cached : undefined;
-    let kv = cached ? undefined : await this.currentKv(key);
-    // The cache's copy may be behind the store: when it cannot decide, the store's copy does.
-    const readStore = async (): Promise<void> => {
-      cached = undefined;
-      kv = await this.currentKv(key);
-    };
+    const s = await this.start(key, this.options.transformer ? undefined : opts.cached);
     for (;;) {
       let current: ApiObject;
       let modRevision: Revision | undefined;
       let stored: { data: Uint8Array; stale: boolean } | undefined;
       let updated: ApiObject;
+      const { cached, kv } = s;
       if (cached) {
         current = cached; // only read here (the cache's objects are frozen); tryUpdate gets a copy
-        modRevision = BigInt(cachedRv!);
+        modRevision = BigInt(cached.metadata!.resourceVersion!);
       } else {
         if (!kv && !opts.ignoreNotFound) throw keyNotFound(key);
         stored = kv ? await this.open(kv) : undefined;
@@ -416,7 +436,7 @@ export class StoreStorage implements Storage {
         updated = await tryUpdate(structuredClone(current));
       } catch (e) {
         if (!cached) throw e;
-        await readStore(); // only the store's copy can refuse the update
+        await this.readStore(key, s); // only the store's copy can refuse the update
         continue;
       }
       const data = this.encode(updated, key);
@@ -424,7 +444,7 @@ export class StoreStorage implements Storage {
       const before = cached ? this.encode(current, key) : stored?.data;
       if (before && !stored?.stale && sameBytes(data, before) && opts.ttlSeconds === undefined) {
         if (!cached) return current;
-        await readStore(); // unchanged from the cache's copy: compared (and written) against the store's
+        await this.readStore(key, s); // unchanged from the cache's copy: compared (and written) against the store's
         continue;
       }
       const value = await this.seal(data, key);
@@ -435,31 +455,23 @@ export class StoreStorage implements Storage {
             : await this.store.create(key, value, { ttlSeconds: opts.ttlSeconds });
         return this.decodeBytes(data, written.key, written.modRevision);
       } catch (e) {
-        if (isStorageError(e, 'Conflict')) {
-          cached = undefined;
-          kv = (e as StorageError).current;
-        } else if (isStorageError(e, 'KeyExists') || isStorageError(e, 'KeyNotFound')) await readStore();
+        if (isStorageError(e, 'Conflict')) StoreStorage.conflicted(s, e);
+        else if (isStorageError(e, 'KeyExists') || isStorageError(e, 'KeyNotFound')) await this.readStore(key, s);
         else throw e;
       }
     }
   }
 
-  /** See `Storage.delete`. */
+  /** See `Storage.delete`, from the cache's copy as updates (the delete's compare-and-swap refuses a stale one). */
   async delete(key: string, opts: DeleteOptions = {}): Promise<ApiObject> {
-    // As guaranteedUpdate: the cache's copy first; the compare-and-swap of the delete refuses it if it is stale.
-    const cachedRv = opts.cached?.metadata?.resourceVersion;
-    let cached = cachedRv ? opts.cached : undefined;
-    let kv = cached ? undefined : await this.currentKv(key);
-    const readStore = async (): Promise<void> => {
-      cached = undefined;
-      kv = await this.currentKv(key);
-    };
+    const s = await this.start(key, opts.cached);
     for (;;) {
       let current: ApiObject;
       let modRevision: Revision;
+      const { cached, kv } = s;
       if (cached) {
         current = cached;
-        modRevision = BigInt(cachedRv!);
+        modRevision = BigInt(cached.metadata!.resourceVersion!);
       } else {
         if (!kv) throw keyNotFound(key);
         current = await this.read(kv);
@@ -470,17 +482,15 @@ export class StoreStorage implements Storage {
         await opts.validateDeletion?.(structuredClone(current));
       } catch (e) {
         if (!cached) throw e;
-        await readStore(); // only the store's copy can refuse the delete
+        await this.readStore(key, s); // only the store's copy can refuse the delete
         continue;
       }
       try {
         const deleted = await this.store.delete(key, modRevision);
         return await this.read(deleted, deleted.deleteRevision);
       } catch (e) {
-        if (isStorageError(e, 'Conflict')) {
-          cached = undefined;
-          kv = (e as StorageError).current;
-        } else if (cached && isStorageError(e, 'KeyNotFound')) await readStore();
+        if (isStorageError(e, 'Conflict')) StoreStorage.conflicted(s, e);
+        else if (cached && isStorageError(e, 'KeyNotFound')) await this.readStore(key, s);
         else throw e;
       }
     }
