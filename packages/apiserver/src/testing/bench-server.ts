@@ -3,7 +3,7 @@
  * command, compiled or from its sources) waited for until ready, a keep-alive HTTPS client, and progress lines.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { type ClientHttp2Session, connect as http2Connect } from 'node:http2';
 import { Agent, request as httpsRequest } from 'node:https';
 import { join, resolve } from 'node:path';
@@ -329,7 +329,8 @@ const packageRoot = resolve(__dirname, '..', '..');
  * Starts `platform-apiserver` with `args` (which name its `--secure-port` and `--cert-dir`) and waits until `/readyz`
  * answers 200 (as `readyToken` when given). Compiled: the command itself. From sources: main.ts through the
  * TypeScript hook the SQLite writer also uses, with the heap setting of the command (bin/platform-apiserver).
- * BENCH_SERVER_NODE_ARGS adds options to the server's Node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * BENCH_SERVER_NODE_ARGS adds options to the server's Node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`);
+ * BENCH_SERVER_STDOUT names a file the server's stdout is appended to (e.g. for `--trace-gc`), else it is dropped.
  */
 export async function startServerProcess(o: {
   args: string[];
@@ -351,7 +352,9 @@ export async function startServerProcess(o: {
         ...o.args,
       ];
   const nodeOptions = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeOptions, ...nodeArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const stdout = process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, 'a') : 'ignore';
+  const child = spawn(process.execPath, [...nodeOptions, ...nodeArgs], { stdio: ['ignore', stdout, 'pipe'] });
+  if (typeof stdout === 'number') closeSync(stdout);
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => {
     stderr = (stderr + c.toString('utf8')).slice(-4000);
