@@ -16,7 +16,7 @@
 import { type FieldError, FieldPath } from '@platform/api';
 import { checkSchema } from './crd-validation';
 import { schemaToOpenAPIV2 } from './openapi-v2';
-import { applyDefaults, prune, pruneNonNullableNullsWithoutDefaults } from './pruning';
+import { applyDefaults, hasDefaults, needsDefaults, prune, pruneNonNullableNullsWithoutDefaults } from './pruning';
 import { validateEmbeddedResources, validateListSetsAndMaps } from './structural-checks';
 import { type Schema, parseSchema } from './types';
 import { validateAgainstSchema } from './validator';
@@ -66,6 +66,11 @@ export interface CompiledSchema {
   /** Applies the schema's `default`s to `obj` in place (on create, update and read from storage, as 1.21). */
   applyDefaults(obj: Record<string, unknown>): void;
   /**
+   * `obj` with the schema's defaults: `obj` itself when none applies, else a defaulted copy. `obj` is never changed
+   * (it may be the watch cache's frozen copy, shared by every reader).
+   */
+  defaulted<T extends object>(obj: T): T;
+  /**
    * Removes fields the schema does not specify, in place (`x-kubernetes-preserve-unknown-fields` keeps them,
    * `x-kubernetes-embedded-resource` keeps apiVersion/kind/metadata); apiVersion, kind and metadata at the root
    * are kept, and metadata is pruned to ObjectMeta by the caller. Nulls the schema neither allows (`nullable`) nor
@@ -79,6 +84,8 @@ export function compileSchema(schema: JSONSchemaProps | undefined, preserveUnkno
   const s: Schema | undefined = schema === undefined ? undefined : parseSchema(schema).schema;
   // Most schemas have no embedded resources and no set or map lists: skip those walks of every object then.
   const structural = s !== undefined && usesStructuralChecks(s);
+  // Most schemas have no defaults: defaulting every object read is then no walk at all.
+  const defaults = hasDefaults(s);
   return {
     validate(obj) {
       if (!s) return [];
@@ -92,7 +99,13 @@ export function compileSchema(schema: JSONSchemaProps | undefined, preserveUnkno
       return structural ? [...statusErrs, ...structuralErrors(obj, s)] : statusErrs;
     },
     applyDefaults(obj) {
-      applyDefaults(obj, s);
+      if (defaults) applyDefaults(obj, s);
+    },
+    defaulted(obj) {
+      if (!defaults || !needsDefaults(obj, s)) return obj;
+      const copy = structuredClone(obj);
+      applyDefaults(copy, s);
+      return copy;
     },
     prune(obj) {
       if (preserveUnknownFields) return;

@@ -2,6 +2,8 @@
  * Table tests of pruning, defaulting (1.21's `pruning/algorithm.go`, `defaulting/algorithm.go`, `prunenulls.go`)
  * and of the OpenAPI v2 form of a schema (`ToStructuralOpenAPIV2`).
  */
+import { deepFreeze } from '../../storage/immutable';
+
 import { type JSONSchemaProps, compileSchema, toOpenAPIV2 } from './index';
 
 type Obj = Record<string, unknown>;
@@ -141,6 +143,15 @@ describe('applyDefaults', () => {
     ],
   ];
   test.each(cases)('%s', (_n, schema, obj, want) => expect(defaulted(schema, obj)).toEqual(want));
+
+  // `defaulted` serves reads of the watch cache's frozen objects: the same answers, the object itself when unchanged.
+  test.each(cases)('defaulted, on a frozen object: %s', (_n, schema, obj, want) => {
+    const frozen = deepFreeze(structuredClone(obj));
+    const out = compileSchema(schema).defaulted(frozen);
+    expect(out).toEqual(want);
+    if (JSON.stringify(want) === JSON.stringify(obj)) expect(out).toBe(frozen);
+    else expect(out).not.toBe(frozen);
+  });
 
   test('a field named __proto__ is defaulted as an own field', () => {
     const schema = JSON.parse(

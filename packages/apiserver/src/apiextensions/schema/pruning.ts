@@ -1,7 +1,8 @@
 /**
  * Pruning and defaulting of custom objects by the structural part of their schema (model: 1.21's
  * `schema/pruning/algorithm.go`, `schema/defaulting/algorithm.go` and `prunenulls.go`). Both change the object
- * in place and only follow `properties`, `items` and `additionalProperties`.
+ * in place and only follow `properties`, `items` and `additionalProperties`; {@link needsDefaults} tells, without
+ * changing anything, whether defaulting would (objects of the watch cache are frozen and shared).
  */
 import { type Schema, additionalSchema, deepCopyJSON, isObject, setKey } from './types';
 
@@ -147,4 +148,40 @@ export function applyDefaults(x: unknown, s: Schema | undefined): void {
       applyDefaults(x[i], items);
     }
   }
+}
+
+/** Whether {@link applyDefaults} would change `x` (which this never changes: it may be frozen and shared). */
+export function needsDefaults(x: unknown, s: Schema | undefined): boolean {
+  if (!s) return false;
+  if (isObject(x)) {
+    for (const [k, prop] of s.properties ?? []) {
+      if (prop.default === undefined) continue;
+      if (!Object.prototype.hasOwnProperty.call(x, k) || isNonNullableNull(x[k], prop)) return true;
+    }
+    const ap = additionalSchema(s);
+    for (const k of Object.keys(x)) {
+      const prop = s.properties?.get(k);
+      if (prop) {
+        if (needsDefaults(x[k], prop)) return true;
+      } else if (ap) {
+        if ((isNonNullableNull(x[k], ap) && ap.default !== undefined) || needsDefaults(x[k], ap)) return true;
+      }
+    }
+  } else if (Array.isArray(x)) {
+    const items = s.items;
+    for (const v of x) {
+      if (items && isNonNullableNull(v, items) && items.default !== undefined) return true;
+      if (needsDefaults(v, items)) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether a schema has a `default` anywhere in its structural part (else defaulting is a walk that does nothing). */
+export function hasDefaults(s: Schema | undefined): boolean {
+  if (!s) return false;
+  if (s.default !== undefined) return true;
+  if (hasDefaults(s.items) || hasDefaults(additionalSchema(s))) return true;
+  for (const sub of s.properties?.values() ?? []) if (hasDefaults(sub)) return true;
+  return false;
 }
