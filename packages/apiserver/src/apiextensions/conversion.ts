@@ -25,9 +25,15 @@ export interface Converter {
   convert(objects: ApiObject[], apiVersion: string): Promise<ApiObject[]>;
 }
 
-/** `None`: the objects are the same in every version; only apiVersion changes. */
+/**
+ * `None`: the objects are the same in every version; only apiVersion changes. Objects already in `apiVersion` are
+ * handed back as they are (they may be the watch cache's, frozen and shared), and so is the array when all are.
+ */
 export const NONE_CONVERTER: Converter = {
-  convert: async (objects, apiVersion) => objects.map((o) => ({ ...o, apiVersion })),
+  convert: async (objects, apiVersion) =>
+    objects.every((o) => o.apiVersion === apiVersion)
+      ? objects
+      : objects.map((o) => (o.apiVersion === apiVersion ? o : { ...o, apiVersion })),
 };
 
 /** The time a conversion webhook has to answer (1.21's fixed 30 s). */
@@ -123,7 +129,11 @@ export class WebhookConverter implements Converter {
 
 /**
  * A storage whose objects are kept in the storage version and served in another, through a converter (which may
- * call out, so every conversion is asynchronous). `served` is called on every object leaving storage (defaults).
+ * call out, so every conversion is asynchronous). `served` is called on every object a conversion built (defaults
+ * of the served version); it must not change its argument, whose nested values may be the watch cache's (frozen,
+ * shared). An object already in the served version is handed out as storage gave it: storage defaulted it when it
+ * decoded it, by the schema of its version (as 1.21 defaults at decode, then after conversion), so a list of
+ * unconverted objects is the cache's own array, and its encoding is made once for every such list.
  */
 export class ConvertingObjectStorage implements ObjectStorage {
   constructor(
@@ -139,7 +149,8 @@ export class ConvertingObjectStorage implements ObjectStorage {
   }
 
   private async fromStored(o: ApiObject): Promise<ApiObject> {
-    return this.served((await this.converter.convert([o], this.servedVersion))[0] as ApiObject);
+    const c = (await this.converter.convert([o], this.servedVersion))[0] as ApiObject;
+    return c === o ? o : this.served(c);
   }
 
   async create(key: string, obj: ApiObject, o?: { ttlSeconds?: number }): Promise<ApiObject> {
@@ -153,7 +164,8 @@ export class ConvertingObjectStorage implements ObjectStorage {
   async list(prefix: string, o?: StorageListOptions): Promise<StorageList> {
     const r = await this.inner.list(prefix, o);
     const items = await this.converter.convert(r.items, this.servedVersion);
-    return { ...r, items: items.map((x) => this.served(x)) };
+    if (items === r.items) return r;
+    return { ...r, items: items.map((x, i) => (x === r.items[i] ? x : this.served(x))) };
   }
 
   async guaranteedUpdate(

@@ -95,6 +95,8 @@ export interface CustomResourceContext {
   storePrefix: string;
   /** The typed JSON storage under the versions' shared keys, converting to and from `version`. */
   storage: ObjectStorage;
+  /** The version's compiled schema, when the caller has it already (compiled from `version` otherwise). */
+  schema?: CompiledSchema;
   deleteCollectionWorkers: number;
   scaleKind: Kind | undefined;
   /** True while the CRD is being deleted: no new objects. */
@@ -377,7 +379,7 @@ export function deprecationWarning(
 /** Builds the storages serving one CRD version. */
 export function buildCustomResourceVersion(c: CustomResourceContext): CustomResourceVersion {
   const { crd, version: v } = c;
-  const schema = compileSchema(v.schema?.openAPIV3Schema, crd.spec.preserveUnknownFields === true);
+  const schema = c.schema ?? compileSchema(v.schema?.openAPIV3Schema, crd.spec.preserveUnknownFields === true);
   const kind = customKind(crd, v, schema);
   const hasStatus = !!v.subresources?.status;
   const base = defaultStrategy(kind, {

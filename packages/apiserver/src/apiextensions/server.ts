@@ -13,6 +13,7 @@
  * say when each part runs, as in Document 1's readiness checks.
  */
 import {
+  type ApiObject,
   type CustomResourceDefinition,
   type CustomResourceDefinitionNames,
   type Kind,
@@ -31,7 +32,7 @@ import { type RequestContext, type RestStorage, type Updater } from '../registry
 import { ConvertingObjectStorage, NONE_CONVERTER, WebhookConverter } from './conversion';
 import { CLEANUP_FINALIZER, conditionOf, setCondition } from './crd-strategy';
 import { buildCustomResourceVersion, definitionName, type CustomResourceVersion } from './custom-resource';
-import { toOpenAPIV2 } from './schema';
+import { type CompiledSchema, compileSchema, toOpenAPIV2 } from './schema';
 
 type CRD = CustomResourceDefinition;
 type Json = Record<string, unknown>;
@@ -44,13 +45,24 @@ export interface ApiExtensionsHost {
   installer: ApiInstaller;
   scheme: Scheme;
   storePrefix: string;
-  /** The typed JSON storage of custom objects of `group/resource` (the store that resource's keys live in). */
-  storageFor(group: string, resource: string): Storage;
+  /**
+   * The typed JSON storage of the custom objects of `group/resource` (in the store that resource's keys live in) for
+   * one generation of their CRD: every object decoded from the store passes through `decoded` (it may change it), and
+   * the storage is the resource's watch cache when the server keeps them. `release()` stops that cache (its store
+   * watch and every watch it feeds) once the CRD changes or goes.
+   */
+  storageFor(group: string, resource: string, decoded: (o: ApiObject) => ApiObject): CustomObjectStorage;
   /** A request scope with the server's serializers, admission and limits. */
   scope(kind: Kind, resourceKind: Kind, storage: RestStorage, subresource: string): RequestScope;
   deleteCollectionWorkers: number;
   now(): number;
   log: Logger;
+}
+
+/** The storage of one generation of a CRD's custom objects (`ApiExtensionsHost.storageFor`). */
+export interface CustomObjectStorage {
+  storage: Storage;
+  release(): void;
 }
 
 /** JSON with object keys sorted, to compare values whatever order their fields were decoded in. */
@@ -71,6 +83,8 @@ function crdStorage(installer: ApiInstaller, subresource: string): RestStorage |
 /** What is served for one CRD: its versions' storages, and the spec and names they were built from. */
 interface Served {
   fingerprint: string;
+  /** The custom objects' storage (their watch cache), dropped with this generation of the CRD. */
+  storage: CustomObjectStorage;
   group: string;
   plural: string;
   versions: Map<string, CustomResourceVersion>;
@@ -428,8 +442,22 @@ export class ApiExtensions {
       return;
     }
     this.unserve(name);
+    // A new schema means objects are decoded and defaulted anew: a storage (and watch cache) per CRD generation,
+    // as 1.21's crdHandler builds one per CRD change.
+    const schemas = new Map<string, CompiledSchema>();
+    for (const v of crd.spec.versions)
+      schemas.set(
+        `${crd.spec.group}/${v.name}`,
+        compileSchema(v.schema?.openAPIV3Schema, crd.spec.preserveUnknownFields === true),
+      );
+    const storage = this.host.storageFor(crd.spec.group, names.plural, (o) => {
+      // Objects are defaulted when decoded from the store, by the schema of the version they were stored in.
+      schemas.get(o.apiVersion ?? '')?.applyDefaults(o as Json);
+      return o;
+    });
     const state: Served = {
       fingerprint,
+      storage,
       group: crd.spec.group,
       plural: names.plural,
       versions: new Map(),
@@ -437,23 +465,29 @@ export class ApiExtensions {
     };
     const storageVersion = crd.spec.versions.find((v) => v.storage)?.name ?? '';
     const scaleKind = this.host.scheme.kindFor('autoscaling/v1', 'Scale');
-    const base = this.host.storageFor(crd.spec.group, names.plural);
+    const base = storage.storage;
     const converter =
       crd.spec.conversion?.strategy === 'Webhook' ? new WebhookConverter(crd, this.client) : NONE_CONVERTER;
     for (const v of crd.spec.versions) {
       if (!v.served) continue;
       const apiVersion = `${crd.spec.group}/${v.name}`;
       const storedApiVersion = `${crd.spec.group}/${storageVersion}`;
-      // Objects are stored in the storage version and converted (None or Webhook); reads are defaulted (1.21).
-      const storage: ObjectStorage = new ConvertingObjectStorage(base, converter, storedApiVersion, apiVersion, (o) => {
-        version.schema.applyDefaults(o as Json);
-        return o;
-      });
+      const schema = schemas.get(apiVersion)!;
+      // Objects are stored in the storage version and converted (None or Webhook); converted objects are defaulted
+      // again by the served version's schema, on a copy (1.21 defaults at decode and after conversion).
+      const converting: ObjectStorage = new ConvertingObjectStorage(
+        base,
+        converter,
+        storedApiVersion,
+        apiVersion,
+        (o) => schema.defaulted(o),
+      );
       const version: CustomResourceVersion = buildCustomResourceVersion({
         crd,
         version: v,
         storePrefix: this.host.storePrefix,
-        storage,
+        storage: converting,
+        schema,
         deleteCollectionWorkers: this.host.deleteCollectionWorkers,
         scaleKind,
         terminating: () => state.terminating,
@@ -479,6 +513,7 @@ export class ApiExtensions {
     const s = this.served.get(name);
     if (!s) return;
     for (const v of s.versions.keys()) this.host.installer.remove(s.group, v, s.plural);
+    s.storage.release();
     this.served.delete(name);
     this.generation++;
   }

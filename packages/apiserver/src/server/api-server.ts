@@ -30,7 +30,7 @@ import {
 import { type Logger, namedCheck, SecureServer, type SecureServingInfo } from '@platform/common';
 import { type WebSocket, WebSocketServer } from 'ws';
 
-import { ApiExtensions } from '../apiextensions/server';
+import { ApiExtensions, type CustomObjectStorage } from '../apiextensions/server';
 import { Aggregator, type AggregatorConfig } from '../aggregator/aggregator';
 import { type Authentication } from '../auth/authentication/authentication';
 import { discoveryHandler } from '../auth/authentication/discovery';
@@ -404,11 +404,30 @@ export class ApiServer {
     );
   }
 
-  private cacheSize(kind: Kind): number {
+  private cacheSize(kind: Pick<Kind, 'group' | 'plural'>): number {
     const c = this.config.watchCache;
     if (!c.enabled) return 0;
     const name = kind.group ? `${kind.plural}.${kind.group}` : kind.plural;
     return c.sizes[name] ?? c.defaultSize;
+  }
+
+  /** Kubernetes 1.31's metric of ConsistentListFromCache: fallback="true" when the store answered the list. */
+  private consistentReadsMetric: ReturnType<SecureServer['metrics']['counter']> | undefined;
+
+  /** The watch cache of the resource under `keyPrefix` (`resource`: plural.group), counted in the metrics. */
+  private newCacher(storage: Storage, keyPrefix: string, resource: string, capacity: number): Cacher {
+    const consistentReads = (this.consistentReadsMetric ??= this.secure.metrics.counter({
+      name: 'apiserver_watch_cache_consistent_read_total',
+      help: 'Counter for consistent reads from cache.',
+      labelNames: ['resource', 'success', 'fallback'],
+    }));
+    return new Cacher(storage, {
+      resourcePrefix: keyPrefix,
+      capacity,
+      now: this.now,
+      onConsistentList: (o) =>
+        consistentReads.inc({ resource, success: String(o.success), fallback: String(o.fallback) }),
+    });
   }
 
   private installResources(): void {
@@ -440,12 +459,6 @@ export class ApiServer {
     // compatible, so no conversion runs. A resource another group also serves with a different schema (core and
     // events.platform Events) is stored in the owner's shape under the owner's keys, converted on the way in and out.
     const storageOfPrefix = new Map<string, Storage>();
-    // Kubernetes 1.31's metric of ConsistentListFromCache: fallback="true" when the store answered the list.
-    const consistentReads = this.secure.metrics.counter({
-      name: 'apiserver_watch_cache_consistent_read_total',
-      help: 'Counter for consistent reads from cache.',
-      labelNames: ['resource', 'success', 'fallback'],
-    });
     for (const kind of this.scheme.kinds()) {
       if (kind.spec.persisted === false) continue;
       const behaviour = builtinResource(kind);
@@ -458,13 +471,7 @@ export class ApiServer {
         const size = this.cacheSize(kind);
         if (size > 0) {
           const resource = kind.group ? `${kind.plural}.${kind.group}` : kind.plural;
-          const cacher = new Cacher(base, {
-            resourcePrefix: keyPrefix,
-            capacity: size,
-            now: this.now,
-            onConsistentList: (o) =>
-              consistentReads.inc({ resource, success: String(o.success), fallback: String(o.fallback) }),
-          });
+          const cacher = this.newCacher(base, keyPrefix, resource, size);
           this.caches.push(cacher);
           storage = cacher;
         }
@@ -529,27 +536,58 @@ export class ApiServer {
       } as never)
     )
       return;
-    const storages = new Map<Store, StoreStorage>();
     this.apiExtensions = new ApiExtensions({
       installer: this.installer,
       scheme: this.scheme,
       storePrefix: this.config.storage.prefix,
-      // Custom objects are JSON in the store of their resource (1.21 never stores them as Protobuf).
-      storageFor: (group, resource) => {
-        const store = this.storeFor(group, resource);
-        let s = storages.get(store);
-        if (!s) {
-          s = new StoreStorage(store, jsonCodec, { healthcheckTimeoutMs: this.config.storage.healthcheckTimeoutMs });
-          storages.set(store, s);
-        }
-        return s;
-      },
+      storageFor: (group, resource, decoded) => this.customObjectStorage(group, resource, decoded),
       scope: (kind, resourceKind, storage, subresource) => this.scope(kind, resourceKind, storage, subresource),
       deleteCollectionWorkers: this.config.limits.deleteCollectionWorkers,
       now: this.now,
       log: this.config.logger,
     });
     this.apiExtensions.install((name, hook) => this.secure.addPostStartHook(name, hook));
+  }
+
+  /**
+   * The storage of one generation of a CRD's custom objects: JSON in the store of their resource (1.21 never stores
+   * them as Protobuf), `decoded` applied to every object decoded, behind a watch cache sized and counted as built-in
+   * resources' are (as 1.21's crdHandler builds a cacher per CRD change). The cache starts at once, is stopped on
+   * `release()`, and is one of `this.caches` meanwhile, so shutdown stops it too.
+   */
+  private customObjectStorage(
+    group: string,
+    resource: string,
+    decoded: (o: ApiObject) => ApiObject,
+  ): CustomObjectStorage {
+    const codec: Codec = { encode: (o) => jsonCodec.encode(o), decode: (d) => decoded(jsonCodec.decode(d)) };
+    const base = new StoreStorage(this.storeFor(group, resource), codec, {
+      healthcheckTimeoutMs: this.config.storage.healthcheckTimeoutMs,
+    });
+    const size = this.cacheSize({ group, plural: resource });
+    if (size <= 0 || this.secure.signal.aborted) return { storage: base, release: () => undefined };
+    const cacher = this.newCacher(
+      base,
+      `${this.config.storage.prefix}/${group}/${resource}`,
+      `${resource}.${group}`,
+      size,
+    );
+    this.caches.push(cacher);
+    const released = new AbortController();
+    const signal = AbortSignal.any([released.signal, this.secure.signal]);
+    // A cache released (or a server stopped) while its first list was in flight is stopped again once the list is in:
+    // the store watch that list opened is closed too.
+    const stopIfDone = (): Promise<void> | undefined => (signal.aborted ? cacher.stop() : undefined);
+    void this.startCache(cacher, signal).then(stopIfDone, stopIfDone);
+    return {
+      storage: cacher,
+      release: () => {
+        released.abort();
+        const i = this.caches.indexOf(cacher);
+        if (i >= 0) this.caches.splice(i, 1);
+        void cacher.stop();
+      },
+    };
   }
 
   private scope(kind: Kind, resourceKind: Kind, storage: RequestScope['storage'], subresource: string): RequestScope {

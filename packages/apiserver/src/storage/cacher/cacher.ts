@@ -670,6 +670,7 @@ export class Cacher implements Storage {
       if (rv !== 0n) await this.waitUntilFresh(rv);
       else await this.waitUntilFresh(0n);
       if (queue.isEnded) return;
+      if (this.stopped) return queue.end(); // a stopped cache feeds nothing: the client watches again elsewhere
       // Synchronous from here: snapshot (state or ring) and subscription happen in one step.
       if (rv === 0n) {
         for (const k of this.sortedKeys.from(prefix)) {
