@@ -24,7 +24,7 @@ import {
 
 import { type WebSocket } from 'ws';
 
-import { capabilities, type RequestContext } from '../registry/rest/rest';
+import { capabilities, type RequestContext, withNamespace } from '../registry/rest/rest';
 import { type RequestScope } from './handlers/scope';
 import {
   createHandler,
@@ -348,7 +348,7 @@ export class ApiInstaller {
       // A subresource another server answers (pods/log): handed over whole.
       if (capabilities.connecter(scope.storage)) {
         if (!scope.storage.connectMethods.includes(req.method ?? 'GET')) throw methodNotAllowed();
-        await scope.storage.connect({ ...ctx, namespace: info.namespace }, info.name, req, res);
+        await scope.storage.connect(withNamespace(ctx, info.namespace), info.name, req, res);
         return true;
       }
       // Routes as Kubernetes installs them: a main resource is created on its collection path and replaced or
@@ -374,7 +374,7 @@ export class ApiInstaller {
       const r: VerbRequest = {
         req,
         res,
-        ctx: { ...ctx, namespace: namespaced ? info.namespace : '' },
+        ctx: withNamespace(ctx, namespaced ? info.namespace : ''),
         scope,
         query,
         output,

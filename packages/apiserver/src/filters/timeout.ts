@@ -2,6 +2,11 @@
  * The request deadline (model: apiserver `pkg/server/filters/timeout.go`): a request that is not long-running and
  * has not answered within `--request-timeout` gets a 504 Timeout Status; `timeoutSeconds` may ask for less. The
  * handler's signal is aborted so that its work stops, and when the client goes away before the answer.
+ *
+ * The signal is made only when something asks for it (a handler that listens, a warning added): Node's AbortSignals
+ * outlive every young-generation collection (only a mark-compact frees them), so one per request promoted ~0.7 KB
+ * per GET to the old space, and the mark-compacts that then collect them were the tail of the get latency (issue
+ * 18). A plain GET answered from the watch cache never asks, and leaves nothing behind that outlives it.
  */
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 
@@ -9,6 +14,7 @@ import { timeout } from '@platform/api';
 
 import { isLongRunning, isMutatingVerb } from '../endpoints/request-info';
 import { type Serializers, writeError } from '../endpoints/responses/writers';
+import { type RequestContext, type UserInfo } from '../registry/rest/rest';
 import { getRequestInfo } from './request-info';
 import { bindWarningRecorder, unbindWarningRecorder } from './warning';
 
@@ -19,29 +25,77 @@ import { bindWarningRecorder, unbindWarningRecorder } from './warning';
 const REQUEST_ENDED = Object.freeze(new Error('the request ended (deadline passed or client gone)'));
 
 /**
- * Starts the deadline of a request; returns the signal aborted when it passes (or the client goes away). For a
- * mutating request the signal also carries warnings to the response's headers (`warning.ts`).
+ * The deadline of one request: whether its work must stop (the deadline passed, or the client went away before the
+ * answer), and the signal that says so, made at its first read. A signal asked for after the end is aborted already.
+ */
+export class RequestDeadline {
+  private controller: AbortController | undefined;
+  private ended = false;
+  private isClosed = false;
+
+  /**
+   * @param res the response, whose warning headers the signal carries (`warning.ts`) when `warnings` is set
+   */
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly warnings: boolean,
+  ) {}
+
+  /** Whether the work of the request must stop (the deadline passed or the client went away before the answer). */
+  get aborted(): boolean {
+    return this.ended;
+  }
+
+  /** The signal of the request's work: made now if nothing asked for it before. */
+  get signal(): AbortSignal {
+    if (this.controller) return this.controller.signal;
+    const c = new AbortController();
+    this.controller = c;
+    if (this.ended) c.abort(REQUEST_ENDED);
+    // After the response closed no header can be added: no binding (it would only keep the response alive).
+    else if (this.warnings && !this.isClosed) bindWarningRecorder(c.signal, this.res);
+    return c.signal;
+  }
+
+  /** Stops the request's work: aborts the signal if it was made, and any made later. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.controller?.abort(REQUEST_ENDED);
+  }
+
+  /** At the response's close: the signal's warning binding goes (it would keep the response alive with it). */
+  closed(): void {
+    this.isClosed = true;
+    if (this.controller && this.warnings) unbindWarningRecorder(this.controller.signal);
+  }
+}
+
+/**
+ * Starts the deadline of a request; returns it (its signal is aborted when it passes or the client goes away, and
+ * is made when first asked for). For mutating requests and reads of resources the signal also carries warnings to
+ * the response's headers (`warning.ts`).
  */
 export function requestDeadline(
   req: IncomingMessage,
   res: ServerResponse,
   requestTimeoutMs: number,
   s: Serializers,
-): AbortSignal {
-  const abort = new AbortController();
+): RequestDeadline {
   const info = getRequestInfo(req);
   const longRunning = isLongRunning(info);
   // Reads of resources are bound too: a deprecated custom resource version warns on every request (1.21).
-  if (isMutatingVerb(info.verb) || (info.isResourceRequest && !longRunning)) bindWarningRecorder(abort.signal, res);
+  const deadline = new RequestDeadline(res, isMutatingVerb(info.verb) || (info.isResourceRequest && !longRunning));
   let timer: NodeJS.Timeout | undefined;
   // 'close' follows 'finish' and also comes alone when the client leaves first. A long-running request (a watch)
-  // always stops its work then; another one only when its answer was not sent (after it, nothing listens).
+  // always stops its work then; another one only when its answer was not given (after it, nothing listens).
+  // `writableEnded`, not `writableFinished`: HTTP/2's compatible response says finished when its stream was reset.
   res.once('close', () => {
     if (timer) clearTimeout(timer);
-    if (longRunning || !res.writableFinished) abort.abort(REQUEST_ENDED);
-    unbindWarningRecorder(abort.signal);
+    if (longRunning || !res.writableEnded) deadline.end();
+    deadline.closed();
   });
-  if (longRunning || requestTimeoutMs <= 0) return abort.signal;
+  if (longRunning || requestTimeoutMs <= 0) return deadline;
   let ms = requestTimeoutMs;
   if (req.url?.includes('timeoutSeconds=')) {
     const asked = Number(new URLSearchParams(req.url!.slice(req.url!.indexOf('?') + 1)).get('timeoutSeconds') ?? NaN);
@@ -49,9 +103,30 @@ export function requestDeadline(
   }
   timer = setTimeout(() => {
     timer = undefined;
-    abort.abort(REQUEST_ENDED);
+    deadline.end();
     if (!res.headersSent)
       writeError(res, timeout('request did not complete within requested timeout - context deadline exceeded', 0), s);
   }, ms);
-  return abort.signal;
+  return deadline;
+}
+
+/**
+ * The context of a request whose signal is `deadline`'s, made at its first read. The getter is an own, enumerable
+ * property: a spread copy of the context reads it (and so has the signal); {@link withNamespace} keeps it lazy.
+ */
+export function deadlineContext(
+  namespace: string,
+  now: () => number,
+  user: UserInfo | undefined,
+  deadline: RequestDeadline,
+): RequestContext {
+  const ctx: RequestContext = {
+    namespace,
+    now,
+    get signal(): AbortSignal {
+      return deadline.signal;
+    },
+  };
+  if (user) ctx.user = user;
+  return ctx;
 }

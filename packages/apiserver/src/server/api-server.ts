@@ -56,7 +56,7 @@ import { kubernetesSpellingsRefused } from '../filters/kubernetes-spellings';
 import { hsts } from '../filters/hsts';
 import { getRequestInfo, getUser, type Middleware } from '../filters/request-info';
 import { maxInFlight } from '../filters/max-in-flight';
-import { requestDeadline } from '../filters/timeout';
+import { deadlineContext, requestDeadline } from '../filters/timeout';
 import { PriorityAndFairness } from '../flowcontrol/controller';
 import {
   builtinResource,
@@ -665,10 +665,18 @@ export class ApiServer {
       if (!info.isResourceRequest && !info.path.startsWith('/api')) return next();
       // Long-running requests (watches) also end when the server shuts down; the others are drained.
       const deadline = requestDeadline(req, res, this.config.limits.requestTimeoutMs, this.serializers);
-      const signal = isLongRunning(info) ? AbortSignal.any([deadline, this.secure.signal]) : deadline;
       limits(req, res, () => {
         const user = getUser(req);
-        const ctx: RequestContext = { namespace: info.namespace, now: this.now, signal, ...(user ? { user } : {}) };
+        // The signal of a request is made when its work first asks for it (filters/timeout.ts); a long-running one
+        // always listens, and ends with the server too.
+        const ctx: RequestContext = isLongRunning(info)
+          ? {
+              namespace: info.namespace,
+              now: this.now,
+              signal: AbortSignal.any([deadline.signal, this.secure.signal]),
+              ...(user ? { user } : {}),
+            }
+          : deadlineContext(info.namespace, this.now, user, deadline);
         this.installer
           .serve(req, res, info, ctx, (err) => this.config.logger.error('Internal error serving a request', { err }))
           .then((served) => {

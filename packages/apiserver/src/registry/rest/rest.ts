@@ -230,3 +230,15 @@ export const capabilities = {
   collectionDeleter: (s: object): s is CollectionDeleter => has(s, 'deleteCollection'),
   connecter: (s: object): s is Connecter => has(s, 'connect'),
 };
+
+/**
+ * `ctx` for the work of `namespace`: `ctx` itself when it is already that namespace's, else a copy. The copy keeps
+ * every property as it is, a getter too: the signal of a request is made only when read (`filters/timeout.ts`),
+ * which a spread copy would do.
+ */
+export function withNamespace(ctx: RequestContext, namespace: string): RequestContext {
+  if (ctx.namespace === namespace) return ctx;
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(ctx)) as RequestContext;
+  copy.namespace = namespace;
+  return copy;
+}
