@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
+import { Etcd3 } from 'etcd3';
+
 import { Cacher } from './cacher/cacher';
 import { Etcd3Store } from './etcd3/etcd3-store';
 import { type Store } from './interface';
@@ -108,7 +110,7 @@ async function main(): Promise<void> {
   try {
     // --- etcd: raw client vs our layer, same transaction (create if absent) ---
     const ours = new Etcd3Store({ endpoints: cluster.endpoints });
-    const raw = ours.client;
+    const raw = new Etcd3({ hosts: cluster.endpoints });
     const rawCreate = async (key: string): Promise<void> => {
       const r = await raw
         .if(key, 'Create', '==', 0)
@@ -181,6 +183,7 @@ async function main(): Promise<void> {
     await etcdCacher.stop();
     await sqlite.close();
     await ours.close();
+    raw.close();
 
     const pad = (s: string, n: number): string => s.padEnd(n);
     console.log(

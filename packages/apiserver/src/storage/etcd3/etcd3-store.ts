@@ -1,30 +1,28 @@
 /**
- * The etcd v3 `Store`, on the npm `etcd3` client (model: apiserver `pkg/storage/etcd3/store.go`).
+ * The etcd v3 `Store`, on etcd's gRPC services called straight (model: apiserver `pkg/storage/etcd3/store.go`).
  *
  * - Several endpoints, failing over as etcd's own client does (see `docs/storage.md`, "Failover"): one client per
- *   member, with the npm client's own fault handling off (its per-host circuit breaker opened on the healthy members
- *   too after a leader loss, and kept every call out for seconds at a time). Calls go to one pinned member; a call that
- *   fails for a transport reason (connection refused or reset, no answer within the attempt timeout, "no leader",
- *   "leader changed") marks that member down for a while and is retried on the next one, within the call's deadline
- *   (`requestTimeoutMs`). A hung member costs at most one attempt timeout. A write whose outcome is unknown (sent, but
+ *   member (`kv-client.ts`). Calls go to one pinned member; a call that fails for a transport reason (connection
+ *   refused or reset, no answer within the attempt timeout, "no leader", "leader changed") marks that member down for
+ *   a while and is retried on the next one, within the call's deadline (`requestTimeoutMs`). A hung member costs at most one attempt timeout. A write whose outcome is unknown (sent, but
  *   no answer) is retried too: every write is a compare-and-swap transaction, so a retry of a write that did land
  *   fails its compare, and finding our own value there tells that it landed (no duplicate, no spurious conflict).
  *   With no member able to answer (a majority lost) the call ends at its deadline with Timeout or Unreachable: the
  *   API server answers 504/503, never hangs; the next call tries the members again, so service resumes by itself.
  * - Watches run on the pinned member and, when their stream fails, resume on the next one from the last delivered
- *   revision + 1 (no gap, no duplicate). gRPC keepalive pings find a hung member under an open stream.
+ *   revision + 1 (no gap, no duplicate). Keepalive pings find a hung member under an open stream.
  * - Mutual TLS from CA/cert/key files.
- * - Reads (Range) and writes (Txn) go straight to etcd's KV service over gRPC (`kv-client.ts`: our own codecs,
- *   revisions as numbers, exact below 2^53), not through the npm client, whose per-call machinery and codecs were a
- *   quarter of the API server's CPU on a create or a get; writes are transactions comparing `mod_revision`
- *   (compare-and-swap) or `create_revision = 0` (create). The npm client still serves watches, leases, compaction and
- *   status; the KV client has an HTTP/2 connection of its own per member, with the same TLS, keepalive and dial
- *   timeout.
- * - Watches use the raw gRPC watch stream (`client.watchClient.watch()`), not the client's `Watcher`, because the
- *   latter (a) resumes after a reconnection from the response header revision + 1, which can skip events when etcd
- *   sends a catch-up batch whose header revision is ahead of its events, and (b) turns a compaction cancel into a
- *   generic error without the compact revision. Ours resumes from the last delivered event revision + 1, drops
- *   duplicates, and reports Compacted with the revision.
+ * - Every call (Range, Txn, Watch, LeaseGrant, Compact, Status) is gRPC framed by hand on one HTTP/2 connection per
+ *   member (`kv-client.ts`: our own codecs for the fields used, revisions as numbers, exact below 2^53), not through
+ *   the npm `etcd3` client, whose per-call machinery and codecs were a quarter of the API server's CPU on a create or
+ *   a get, and whose watch stream (grpc-js, protobufjs with every int64 as a decimal string) decoded every write the
+ *   server made once more as its watch event. Writes are transactions comparing `mod_revision` (compare-and-swap) or
+ *   `create_revision = 0` (create).
+ * - Watches: one gRPC Watch stream per store watch, not a shared stream or a client-side `Watcher` that resumes by
+ *   itself (the npm client's resumed after a reconnection from the response header revision + 1, which can skip
+ *   events when etcd sends a catch-up batch whose header revision is ahead of its events, and turned a compaction
+ *   cancel into a generic error without the compact revision). Ours resumes from the last delivered event
+ *   revision + 1, drops duplicates, and reports Compacted with the revision.
  * - Progress: etcd sends progress notifications to synced watchers every
  *   `--experimental-watch-progress-notify-interval` (etcd's default is 10 minutes; run etcd with e.g. 5s to get
  *   timely bookmarks). Client-requested progress (`progress_request`) is not used: etcd 3.4 answers it with the store
@@ -32,8 +30,6 @@
  * - TTLs use leases, shared between writes the way Kubernetes does (`--lease-reuse-duration-seconds`).
  */
 import { readFileSync } from 'node:fs';
-
-import { Etcd3, type IKeyValue, type IOptions, type IWatchResponse } from 'etcd3';
 
 import { checkKey, checkLimit, checkRevision, checkTtl, checkValue } from '../checks';
 import {
@@ -51,7 +47,6 @@ import {
 import { EventQueue } from '../event-queue';
 import {
   MAX_REQUEST_BYTES,
-  parseRevision,
   prefixEnd,
   type DeletedKeyValue,
   type KeyValue,
@@ -68,6 +63,7 @@ import {
 import {
   CompareResult,
   CompareTarget,
+  EventType,
   KvClient,
   SortOrder,
   SortTarget,
@@ -98,11 +94,18 @@ export interface Etcd3StoreOptions {
   leaseReuseDurationSeconds?: number;
   /** A watch that cannot reconnect for this long fails with Unreachable, ms. Default 60000. */
   watchRetryTimeoutMs?: number;
+  /**
+   * While calls or watches are open on a member, its connection is pinged this often, ms: an unanswered ping finds a
+   * hung member under an open watch. Default 10000 (etcd refuses pings more often than every 5 s).
+   */
+  keepaliveTimeMs?: number;
+  /** A ping not answered within this closes the connection (its watches move to another member), ms. Default 5000. */
+  keepaliveTimeoutMs?: number;
 }
 
 const ALL_KEYS_END = Buffer.from([0]);
 
-/** Per-attempt call options (a deadline), passed to each call of the npm client. */
+/** Per-attempt call options (a deadline), passed to each call of the KV client. */
 interface CallOptions {
   deadline: number;
 }
@@ -110,8 +113,7 @@ interface CallOptions {
 /** One etcd member and its own client. */
 interface Member {
   readonly url: string;
-  readonly client: Etcd3;
-  /** Its KV service (reads and writes). */
+  /** Its services (reads, writes, watches, leases, compaction, status). */
   readonly kv: KvClient;
   /** Passed over until then (epoch ms). */
   downUntil: number;
@@ -120,15 +122,6 @@ interface Member {
   /** Watch streams running on the member: each is told to move when the member is found failing. */
   readonly streams: Set<() => void>;
 }
-
-type HostPolicy = ReturnType<NonNullable<NonNullable<IOptions['faultHandling']>['host']>>;
-type GlobalPolicy = NonNullable<NonNullable<IOptions['faultHandling']>['global']>;
-
-/** A policy that runs the call once, as it is: the npm client's retries and circuit breakers are replaced by ours. */
-const PASS_THROUGH = {
-  execute: (fn: (ctx: { signal: AbortSignal; attempt: number }) => unknown) =>
-    Promise.resolve().then(() => fn({ signal: new AbortController().signal, attempt: 0 })),
-};
 
 /**
  * How a failed call ended: `definite` (etcd answered: not a transport problem, never retried), `notSent` (the member
@@ -175,23 +168,13 @@ export function mapEtcdError(e: unknown, what: string, key?: string): StorageErr
   return unreachable(`${what}: ${msg}`, err);
 }
 
-/** A key-value of the npm client (watch events: revisions as decimal strings). */
-function toKv(kv: IKeyValue): KeyValue {
+/** A key-value of the KV client (`modRevision`: its mod revision, when the caller has it as a bigint already). */
+function rawToKv(kv: RawKeyValue, modRevision = BigInt(kv.mod_revision)): KeyValue {
   return {
     key: kv.key.toString(),
     value: kv.value,
-    createRevision: parseRevision(kv.create_revision),
-    modRevision: parseRevision(kv.mod_revision),
-  };
-}
-
-/** A key-value of the KV client. */
-function rawToKv(kv: RawKeyValue): KeyValue {
-  return {
-    key: kv.key.toString(),
-    value: kv.value,
-    createRevision: BigInt(kv.create_revision),
-    modRevision: BigInt(kv.mod_revision),
+    createRevision: kv.create_revision === kv.mod_revision ? modRevision : BigInt(kv.create_revision),
+    modRevision,
   };
 }
 
@@ -208,7 +191,7 @@ export class Etcd3Store implements Store {
   private readonly memberDownMs: number;
   private readonly leaseReuseSeconds: number;
   private readonly watchRetryTimeoutMs: number;
-  private lease: { id: string; expiresAt: number } | undefined;
+  private lease: { id: bigint; expiresAt: number } | undefined;
   private closed = false;
   private readonly watchAborts = new Set<AbortController>();
 
@@ -243,43 +226,19 @@ export class Etcd3Store implements Store {
     if (secure && options.endpoints.some((e) => e.startsWith('http://'))) {
       throw new TypeError('etcd endpoints must be all http:// or all https://');
     }
-    const attemptTimeoutMs = this.attemptTimeoutMs;
-    const dialTimeoutMs = options.dialTimeoutMs ?? 5000;
-    const grpcOptions = {
-      'grpc.max_receive_message_length': 2 ** 31 - 1,
-      // A hung member under an open stream or call is found by pings (etcd refuses pings more often than 5 s).
-      'grpc.keepalive_time_ms': 10000,
-      'grpc.keepalive_timeout_ms': 5000,
-      // A member that comes back is reconnected to within a second or two.
-      'grpc.initial_reconnect_backoff_ms': 100,
-      'grpc.max_reconnect_backoff_ms': 2000,
+    const kvOptions = {
+      tls: secure ? { ca, cert, key } : undefined,
+      dialTimeoutMs: options.dialTimeoutMs ?? 5000,
+      keepaliveTimeMs: options.keepaliveTimeMs,
+      keepaliveTimeoutMs: options.keepaliveTimeoutMs,
     };
-    const rootCertificate = ca ?? Buffer.alloc(0);
-    const kvOptions = { tls: secure ? { ca, cert, key } : undefined, dialTimeoutMs };
     this.members = options.endpoints.map((url) => ({
       url,
       kv: new KvClient(url, kvOptions),
-      client: new Etcd3({
-        hosts: [url],
-        dialTimeout: dialTimeoutMs,
-        credentials: secure ? { rootCertificate, privateKey: key, certChain: cert } : undefined,
-        // Every call passes its attempt's deadline; this one is for calls that would not.
-        defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + attemptTimeoutMs }),
-        faultHandling: {
-          host: () => PASS_THROUGH as unknown as HostPolicy,
-          global: PASS_THROUGH as unknown as GlobalPolicy,
-        },
-        grpcOptions,
-      }),
       downUntil: 0,
       failures: 0,
       streams: new Set(),
     }));
-  }
-
-  /** The client of the member calls go to now (benchmarks compare against it; do not write through it). */
-  get client(): Etcd3 {
-    return this.pick().client;
   }
 
   /** The member to call: the pinned one while it is not passed over, else the next one, else the first back. */
@@ -321,7 +280,7 @@ export class Etcd3Store implements Store {
    */
   private async failover<T>(
     what: string,
-    fn: (client: Etcd3, o: CallOptions, maybeApplied: boolean, kv: KvClient) => Promise<T>,
+    fn: (kv: KvClient, o: CallOptions, maybeApplied: boolean) => Promise<T>,
     deadlineMs = this.requestTimeoutMs,
   ): Promise<T> {
     const deadline = Date.now() + deadlineMs;
@@ -339,12 +298,7 @@ export class Etcd3Store implements Store {
       }
       const m = this.pick();
       try {
-        const result = await fn(
-          m.client,
-          { deadline: Date.now() + Math.min(left, this.attemptTimeoutMs) },
-          maybeApplied,
-          m.kv,
-        );
+        const result = await fn(m.kv, { deadline: Date.now() + Math.min(left, this.attemptTimeoutMs) }, maybeApplied);
         Etcd3Store.markUp(m);
         return result;
       } catch (e) {
@@ -369,7 +323,7 @@ export class Etcd3Store implements Store {
   private async call<T>(
     what: string,
     key: string | undefined,
-    fn: (client: Etcd3, o: CallOptions, maybeApplied: boolean, kv: KvClient) => Promise<T>,
+    fn: (kv: KvClient, o: CallOptions, maybeApplied: boolean) => Promise<T>,
   ): Promise<T> {
     this.checkOpen();
     try {
@@ -392,27 +346,25 @@ export class Etcd3Store implements Store {
   }
 
   /** etcd reports the compact revision only on a watch: start one at `at` and read its cancel response. */
-  private async probeCompactRevision(at: Revision): Promise<Revision> {
-    try {
-      const stream = await this.pick().client.watchClient.watch();
-      try {
-        return await new Promise<Revision>((resolve) => {
-          const timer = setTimeout(() => resolve(0n), this.requestTimeoutMs);
-          stream.on('data', (res: IWatchResponse) => {
+  private probeCompactRevision(at: Revision): Promise<Revision> {
+    return new Promise<Revision>((resolve) => {
+      const done = (rev: Revision): void => {
+        clearTimeout(timer);
+        stream.close();
+        resolve(rev);
+      };
+      const timer = setTimeout(() => done(0n), this.requestTimeoutMs);
+      const stream = this.pick().kv.watch(
+        { key: ALL_KEYS_END, start_revision: num(at) },
+        {
+          response: (res) => {
             // etcd may first confirm the creation, then cancel with the compact revision.
-            if (!res.canceled && parseRevision(res.compact_revision) === 0n) return;
-            clearTimeout(timer);
-            resolve(parseRevision(res.compact_revision));
-          });
-          stream.on('error', () => resolve(0n));
-          stream.write({ create_request: { key: ALL_KEYS_END, start_revision: at.toString() } });
-        });
-      } finally {
-        stream.cancel();
-      }
-    } catch {
-      return 0n;
-    }
+            if (res.canceled || res.compact_revision > 0) done(BigInt(res.compact_revision));
+          },
+          end: () => done(0n),
+        },
+      );
+    });
   }
 
   private async range(
@@ -443,22 +395,20 @@ export class Etcd3Store implements Store {
       r.keys_only = true;
     }
     try {
-      return await this.failover(what, (_client, o, _maybeApplied, kv) => kv.range(r, o));
+      return await this.failover(what, (kv, o) => kv.range(r, o));
     } catch (e) {
       throw await this.translate(e, what, key, req.revision);
     }
   }
 
   /** A lease for `ttl` seconds, reused while its expiry stays within [now+ttl, now+ttl+reuse] (Kubernetes' rule). */
-  private async leaseFor(ttl: number): Promise<string> {
+  private async leaseFor(ttl: number): Promise<bigint> {
     const now = Date.now();
     const reuse = Math.min(Math.ceil(ttl * 0.05), this.leaseReuseSeconds);
     const l = this.lease;
     if (l && l.expiresAt >= now + ttl * 1000 && l.expiresAt <= now + (ttl + reuse) * 1000) return l.id;
     // A retried grant may leave an unused lease behind: it expires by itself.
-    const res = await this.call('lease grant', undefined, (client, o) =>
-      client.leaseClient.leaseGrant({ TTL: ttl + reuse }, o),
-    );
+    const res = await this.call('lease grant', undefined, (kv, o) => kv.leaseGrant(ttl + reuse, o));
     this.lease = { id: res.ID, expiresAt: now + (ttl + reuse) * 1000 };
     return res.ID;
   }
@@ -468,14 +418,14 @@ export class Etcd3Store implements Store {
     checkKey(key);
     checkValue(key, value);
     checkTtl(o.ttlSeconds);
-    const lease = o.ttlSeconds === undefined ? undefined : BigInt(await this.leaseFor(o.ttlSeconds));
+    const lease = o.ttlSeconds === undefined ? undefined : await this.leaseFor(o.ttlSeconds);
     const k = Buffer.from(key);
     const txn: RawTxnRequest = {
       compare: [{ key: k, target: CompareTarget.Create, result: CompareResult.Equal, value: 0 }],
       success: [{ request_put: { key: k, value, lease } }],
       failure: [{ request_range: { key: k } }],
     };
-    const rev = await this.call('create', key, async (_client, o, maybeApplied, kv) => {
+    const rev = await this.call('create', key, async (kv, o, maybeApplied) => {
       const res = await kv.txn(txn, o);
       if (res.succeeded) return BigInt(res.header.revision);
       // An earlier attempt whose answer was lost created the key with our value: that was our create.
@@ -496,7 +446,7 @@ export class Etcd3Store implements Store {
     checkValue(key, value);
     checkRevision(expectModRevision, 'expectModRevision');
     checkTtl(o.ttlSeconds);
-    const lease = o.ttlSeconds === undefined ? undefined : BigInt(await this.leaseFor(o.ttlSeconds));
+    const lease = o.ttlSeconds === undefined ? undefined : await this.leaseFor(o.ttlSeconds);
     const k = Buffer.from(key);
     const txn: RawTxnRequest = {
       compare: [
@@ -506,7 +456,7 @@ export class Etcd3Store implements Store {
       success: [{ request_put: { key: k, value, lease, prev_kv: true } }],
       failure: [{ request_range: { key: k } }],
     };
-    const done = await this.call('update', key, async (_client, o, maybeApplied, kv) => {
+    const done = await this.call('update', key, async (kv, o, maybeApplied) => {
       const res = await kv.txn(txn, o);
       if (!res.succeeded) {
         const cur = res.responses[0]?.response_range?.kvs[0];
@@ -540,7 +490,7 @@ export class Etcd3Store implements Store {
       success: [{ request_delete_range: { key: k, prev_kv: true } }],
       failure: [{ request_range: { key: k } }],
     };
-    return this.call('delete', key, async (_client, o, maybeApplied, kv) => {
+    return this.call('delete', key, async (kv, o, maybeApplied) => {
       const res = await kv.txn(txn, o);
       if (!res.succeeded) {
         const cur = res.responses[0]?.response_range?.kvs[0];
@@ -591,7 +541,7 @@ export class Etcd3Store implements Store {
       limit: o.limit,
     });
     return {
-      kvs: res.kvs.map(rawToKv),
+      kvs: res.kvs.map((kv) => rawToKv(kv)),
       revision: at ?? BigInt(res.header.revision),
       more: res.more,
       count: res.count,
@@ -654,9 +604,7 @@ export class Etcd3Store implements Store {
     checkRevision(revision);
     this.checkOpen();
     try {
-      await this.failover('compact', (client, o) =>
-        client.kv.compact({ revision: revision.toString(), physical: false }, o),
-      );
+      await this.failover('compact', (kv, o) => kv.compact(num(revision), o));
     } catch (e) {
       if (/required revision has been compacted/.test(e instanceof Error ? e.message : '')) return;
       throw await this.translate(e, 'compact', undefined, revision);
@@ -665,8 +613,8 @@ export class Etcd3Store implements Store {
 
   /** See `Store.dbSize`: the database size reported by the member that answers. */
   async dbSize(): Promise<number> {
-    const res = await this.call('status', undefined, (client, o) => client.maintenance.status(o));
-    return Number(res.dbSize);
+    const res = await this.call('status', undefined, (kv, o) => kv.status(o));
+    return res.dbSize;
   }
 
   /** See `Store.check`: a linearizable read within `timeoutMs`, on any member that can answer it. */
@@ -677,7 +625,7 @@ export class Etcd3Store implements Store {
       await Promise.race([
         this.failover(
           'health check',
-          (_client, o, _maybeApplied, kv) => kv.range({ key: Buffer.from('health'), count_only: true }, o),
+          (kv, o) => kv.range({ key: Buffer.from('health'), count_only: true }, o),
           timeoutMs,
         ).catch((e: unknown) => {
           throw mapEtcdError(e, 'health check');
@@ -736,83 +684,74 @@ export class Etcd3Store implements Store {
     let backoffMs = 50;
     let failingSince: number | undefined;
     const end = prefixEnd(prefix);
+    const key = Buffer.from(prefix === '' ? '\0' : prefix);
+    const rangeEnd = end === undefined ? ALL_KEYS_END : Buffer.from(end);
     while (!signal.aborted && !queue.isEnded) {
-      let outcome: { retry: boolean; error?: unknown };
       const member = this.pick();
-      try {
-        const stream = await member.client.watchClient.watch();
-        outcome = await new Promise((resolve) => {
-          let watchId: string | undefined;
-          const finish = (o: { retry: boolean; error?: unknown }): void => {
-            member.streams.delete(onMemberDown);
-            signal.removeEventListener('abort', onAbort);
-            (stream as unknown as NodeJS.EventEmitter).removeAllListeners('data');
-            stream.cancel();
-            resolve(o);
-          };
-          const onAbort = (): void => finish({ retry: false });
-          signal.addEventListener('abort', onAbort, { once: true });
-          // The member was found failing by another call: resume on another one.
-          const onMemberDown = (): void =>
-            finish({ retry: true, error: unreachable(`etcd member ${member.url} failed`) });
-          member.streams.add(onMemberDown);
-          stream.on('data', (res: IWatchResponse) => {
-            if (res.created) {
-              watchId = res.watch_id;
-              failingSince = undefined;
-              backoffMs = 50;
-            }
-            if (res.canceled) {
-              const cr = parseRevision(res.compact_revision);
-              if (cr > 0n) finish({ retry: false, error: compacted(next - 1n, cr, prefix) });
-              else finish({ retry: true, error: unreachable(`watch canceled: ${res.cancel_reason}`) });
-              return;
-            }
-            if (res.created || (watchId !== undefined && res.watch_id !== watchId)) return;
-            if (res.events.length === 0) {
-              const rev = parseRevision(res.header.revision);
-              if (progress && rev >= next - 1n) {
-                queue.push({ type: 'progress', revision: rev });
+      const outcome = await new Promise<{ retry: boolean; error?: unknown }>((resolve) => {
+        let watchId: number | undefined;
+        const finish = (o: { retry: boolean; error?: unknown }): void => {
+          member.streams.delete(onMemberDown);
+          signal.removeEventListener('abort', onAbort);
+          stream.close();
+          resolve(o);
+        };
+        const onAbort = (): void => finish({ retry: false });
+        // The member was found failing by another call: resume on another one.
+        const onMemberDown = (): void =>
+          finish({ retry: true, error: unreachable(`etcd member ${member.url} failed`) });
+        const stream = member.kv.watch(
+          { key, range_end: rangeEnd, start_revision: num(next), progress_notify: progress, prev_kv: true },
+          {
+            response: (res) => {
+              if (res.created) {
+                watchId = res.watch_id;
+                failingSince = undefined;
+                backoffMs = 50;
+              }
+              if (res.canceled) {
+                const cr = BigInt(res.compact_revision);
+                if (cr > 0n) finish({ retry: false, error: compacted(next - 1n, cr, prefix) });
+                else finish({ retry: true, error: unreachable(`watch canceled: ${res.cancel_reason}`) });
+                return;
+              }
+              if (res.created || (watchId !== undefined && res.watch_id !== watchId)) return;
+              if (res.events.length === 0) {
+                const rev = BigInt(res.header.revision);
+                if (progress && rev >= next - 1n) {
+                  queue.push({ type: 'progress', revision: rev });
+                  next = rev + 1n;
+                }
+                return;
+              }
+              for (const ev of res.events) {
+                if (ev.kv.mod_revision < next) continue; // already delivered before a reconnection
+                const rev = BigInt(ev.kv.mod_revision);
+                if (ev.type === EventType.Delete) {
+                  if (!ev.prev_kv) {
+                    finish({ retry: false, error: compacted(rev - 1n, rev, ev.kv.key.toString()) });
+                    return;
+                  }
+                  const prevKv = rawToKv(ev.prev_kv);
+                  queue.push({ type: 'delete', key: prevKv.key, prevKv, revision: rev });
+                } else {
+                  const kv = rawToKv(ev.kv, rev);
+                  // A create has no previous value (a key created again after a delete neither).
+                  queue.push(
+                    ev.prev_kv && ev.kv.create_revision !== ev.kv.mod_revision
+                      ? { type: 'put', kv, prevKv: rawToKv(ev.prev_kv), revision: rev }
+                      : { type: 'put', kv, revision: rev },
+                  );
+                }
                 next = rev + 1n;
               }
-              return;
-            }
-            for (const ev of res.events) {
-              const rev = parseRevision(ev.kv.mod_revision);
-              if (rev < next) continue; // already delivered before a reconnection
-              if (String(ev.type).toUpperCase() === 'DELETE') {
-                if (!ev.prev_kv) {
-                  finish({ retry: false, error: compacted(rev - 1n, rev, ev.kv.key.toString()) });
-                  return;
-                }
-                queue.push({ type: 'delete', key: ev.kv.key.toString(), prevKv: toKv(ev.prev_kv), revision: rev });
-              } else {
-                const kv = toKv(ev.kv);
-                const isCreate = kv.createRevision === kv.modRevision;
-                queue.push(
-                  isCreate || !ev.prev_kv
-                    ? { type: 'put', kv, revision: rev }
-                    : { type: 'put', kv, prevKv: toKv(ev.prev_kv), revision: rev },
-                );
-              }
-              next = rev + 1n;
-            }
-          });
-          stream.on('error', (e: unknown) => finish({ retry: true, error: e }));
-          stream.on('end', () => finish({ retry: true, error: new Error('watch stream ended') }));
-          stream.write({
-            create_request: {
-              key: Buffer.from(prefix === '' ? '\0' : prefix),
-              range_end: end === undefined ? ALL_KEYS_END : Buffer.from(end),
-              start_revision: next.toString(),
-              progress_notify: progress,
-              prev_kv: true,
             },
-          });
-        });
-      } catch (e) {
-        outcome = { retry: true, error: e };
-      }
+            end: (e) => finish({ retry: true, error: e }),
+          },
+        );
+        signal.addEventListener('abort', onAbort, { once: true });
+        member.streams.add(onMemberDown);
+      });
       if (signal.aborted) break;
       if (!outcome.retry) {
         if (outcome.error !== undefined) queue.fail(outcome.error);
@@ -836,9 +775,6 @@ export class Etcd3Store implements Store {
     if (this.closed) return;
     this.closed = true;
     for (const ac of this.watchAborts) ac.abort();
-    for (const m of this.members) {
-      m.client.close();
-      m.kv.close();
-    }
+    for (const m of this.members) m.kv.close();
   }
 }

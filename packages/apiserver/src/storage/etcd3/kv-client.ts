@@ -1,20 +1,22 @@
 /**
- * etcd's KV service (Range and Txn) called straight on gRPC, with codecs for only the fields those calls use.
+ * The etcd services the store calls (KV Range, Txn and Compact, Watch, Lease grants, Maintenance status) called
+ * straight on gRPC, with codecs for only the fields those calls use.
  *
- * Why not the `etcd3` npm client's `kv.range` / `kv.txn`: each of its calls ran through its connection pool (a host
+ * Why not the `etcd3` npm client: each of its calls ran through its connection pool (a host
  * shuffle, two policy wrappers each making an AbortSignal, async-hooks binding, a fresh auth Metadata, a deprecation
  * wrapper, option spreads and several promise layers), and its codecs (`@grpc/proto-loader` over protobufjs with
  * `defaults: true, longs: String`) turned every response into a plain object with every field filled in and every
  * int64 formatted as a decimal string, which the store then parsed back into a bigint. That was about a quarter of
- * the CPU the API server spent on a create or a get (issue 18). Here a request is written field by field with
+ * the CPU the API server spent on a create or a get (issue 18), and on etcd every write came back once more as a
+ * watch event through the same machinery. Here a request is written field by field with
  * protobufjs' `Writer`, a response is read with its `Reader` into plain objects holding only the fields the store
- * reads, and every int64 (revisions, counts, lease IDs) is a JavaScript number: exact below 2^53, which a revision
- * or a count will not reach (at a million writes a second etcd would need 285 years). Byte fields are slices of the
- * received message, not copies.
+ * reads, and every int64 (revisions, counts) is a JavaScript number: exact below 2^53, which a revision
+ * or a count will not reach (at a million writes a second etcd would need 285 years); lease IDs, which use all 64
+ * bits, are bigints. Byte fields are slices of the received message, not copies.
  *
- * The transport is gRPC framed by hand on one node:http2 connection per member (`KvClient`). Failures are cast to the
- * npm client's error classes (`castGrpcError`), which the store classifies (answer, not sent, unknown outcome) as it
- * does for the calls it still makes through the npm client (watches, leases, compaction, status).
+ * The transport is gRPC framed by hand on one node:http2 connection per member (`KvClient`): unary calls, and watches
+ * as a stream whose request body stays open. Failures are cast to the npm client's error classes (`castGrpcError`),
+ * which the store classifies (answer, not sent, unknown outcome).
  */
 import * as http2 from 'node:http2';
 
@@ -93,11 +95,55 @@ export interface RawTxnResponse {
   responses: RawResponseOp[];
 }
 
+/** `etcdserverpb.LeaseGrantResponse`. */
+export interface RawLeaseGrantResponse {
+  header: RawHeader;
+  /** Lease IDs use all 64 bits, hence a bigint. */
+  ID: bigint;
+  TTL: number;
+}
+
+/** `etcdserverpb.StatusResponse` (the fields the store reads). */
+export interface RawStatusResponse {
+  header: RawHeader;
+  dbSize: number;
+}
+
+/** `etcdserverpb.WatchCreateRequest` (the fields the store sets). */
+export interface RawWatchCreateRequest {
+  key: Uint8Array;
+  range_end?: Uint8Array;
+  /** The first revision to deliver; 0 or unset: from now. */
+  start_revision?: number;
+  progress_notify?: boolean;
+  prev_kv?: boolean;
+}
+
+/** `mvccpb.Event`. */
+export interface RawEvent {
+  type: (typeof EventType)[keyof typeof EventType];
+  kv: RawKeyValue;
+  prev_kv?: RawKeyValue;
+}
+
+/** `etcdserverpb.WatchResponse` (fragments are never asked for). */
+export interface RawWatchResponse {
+  header: RawHeader;
+  watch_id: number;
+  created: boolean;
+  canceled: boolean;
+  /** Set on a cancel: the watch started before this revision, which is compacted away. */
+  compact_revision: number;
+  cancel_reason: string;
+  events: RawEvent[];
+}
+
 /** The enums of rpc.proto. */
 export const CompareResult = { Equal: 0, Greater: 1, Less: 2, NotEqual: 3 } as const;
 export const CompareTarget = { Version: 0, Create: 1, Mod: 2 } as const;
 export const SortOrder = { None: 0, Ascend: 1, Descend: 2 } as const;
 export const SortTarget = { Key: 0, Version: 1, Create: 2, Mod: 3 } as const;
+export const EventType = { Put: 0, Delete: 1 } as const;
 
 // Wire types and tags (field number << 3 | wire type) of rpc.proto and kv.proto.
 const VARINT = 0;
@@ -171,6 +217,27 @@ function encodeTxn(t: RawTxnRequest): Buffer {
     writeOp(w.uint32(tag(3, LEN)).fork(), op);
     w.ldelim();
   }
+  return w.finish() as Buffer;
+}
+
+/** A request whose fields are all int64 (`LeaseGrantRequest`'s TTL; `CompactionRequest`'s revision), by number. */
+function encodeInt64Fields(fields: readonly (number | undefined)[]): Buffer {
+  const w = protobuf.Writer.create();
+  fields.forEach((v, i) => {
+    if (v) w.uint32(tag(i + 1, VARINT)).int64(v);
+  });
+  return w.finish() as Buffer;
+}
+
+/** A `WatchRequest` holding a `create_request`. */
+function encodeWatchCreate(c: RawWatchCreateRequest): Buffer {
+  const w = protobuf.Writer.create();
+  w.uint32(tag(1, LEN)).fork().uint32(tag(1, LEN)).bytes(c.key);
+  if (c.range_end !== undefined) w.uint32(tag(2, LEN)).bytes(c.range_end);
+  if (c.start_revision) w.uint32(tag(3, VARINT)).int64(c.start_revision);
+  if (c.progress_notify) w.uint32(tag(4, VARINT)).bool(true);
+  if (c.prev_kv) w.uint32(tag(6, VARINT)).bool(true);
+  w.ldelim();
   return w.finish() as Buffer;
 }
 
@@ -323,8 +390,115 @@ function decodeTxn(data: Buffer): RawTxnResponse {
   return res;
 }
 
+/** An int64 as a bigint, exact over all 64 bits (lease IDs). */
+function readBigInt64(r: protobuf.Reader): bigint {
+  const buf = r.buf;
+  let pos = r.pos;
+  let value = 0n;
+  let shift = 0n;
+  for (;;) {
+    if (pos >= r.len) throw new RangeError('etcd response: truncated varint');
+    const b = buf[pos++] as number;
+    value |= BigInt(b & 0x7f) << shift;
+    if (b < 0x80) break;
+    shift += 7n;
+  }
+  r.pos = pos;
+  return BigInt.asIntN(64, value);
+}
+
+function decodeLeaseGrant(data: Buffer): RawLeaseGrantResponse {
+  const r = protobuf.Reader.create(data);
+  const res: RawLeaseGrantResponse = { header: NO_HEADER, ID: 0n, TTL: 0 };
+  while (r.pos < r.len) {
+    const t = r.uint32();
+    if (t === tag(1, LEN)) res.header = readHeader(r, embeddedEnd(r));
+    else if (t === tag(2, VARINT)) res.ID = readBigInt64(r);
+    else if (t === tag(3, VARINT)) res.TTL = readInt64(r);
+    else r.skipType(t & 7);
+  }
+  return res;
+}
+
+/** A response of which only the header is read (`CompactionResponse`), or the header and the database size. */
+function decodeStatus(data: Buffer): RawStatusResponse {
+  const r = protobuf.Reader.create(data);
+  const res: RawStatusResponse = { header: NO_HEADER, dbSize: 0 };
+  while (r.pos < r.len) {
+    const t = r.uint32();
+    if (t === tag(1, LEN)) res.header = readHeader(r, embeddedEnd(r));
+    else if (t === tag(3, VARINT)) res.dbSize = readInt64(r);
+    else r.skipType(t & 7);
+  }
+  return res;
+}
+
+function readEvent(r: protobuf.Reader, end: number): RawEvent {
+  const ev: RawEvent = { type: EventType.Put, kv: NO_KV };
+  while (r.pos < end) {
+    const t = r.uint32();
+    if (t === tag(1, VARINT)) ev.type = r.int32() === EventType.Delete ? EventType.Delete : EventType.Put;
+    else if (t === tag(2, LEN)) ev.kv = readKv(r, embeddedEnd(r));
+    else if (t === tag(3, LEN)) ev.prev_kv = readKv(r, embeddedEnd(r));
+    else r.skipType(t & 7);
+  }
+  return ev;
+}
+
+const NO_KV: RawKeyValue = Object.freeze({ key: EMPTY, value: EMPTY, create_revision: 0, mod_revision: 0 });
+
+function decodeWatchResponse(data: Buffer): RawWatchResponse {
+  const r = protobuf.Reader.create(data);
+  const res: RawWatchResponse = {
+    header: NO_HEADER,
+    watch_id: 0,
+    created: false,
+    canceled: false,
+    compact_revision: 0,
+    cancel_reason: '',
+    events: [],
+  };
+  while (r.pos < r.len) {
+    const t = r.uint32();
+    switch (t) {
+      case tag(1, LEN):
+        res.header = readHeader(r, embeddedEnd(r));
+        break;
+      case tag(2, VARINT):
+        res.watch_id = readInt64(r);
+        break;
+      case tag(3, VARINT):
+        res.created = r.bool();
+        break;
+      case tag(4, VARINT):
+        res.canceled = r.bool();
+        break;
+      case tag(5, VARINT):
+        res.compact_revision = readInt64(r);
+        break;
+      case tag(6, LEN):
+        res.cancel_reason = r.string();
+        break;
+      case tag(11, LEN):
+        res.events.push(readEvent(r, embeddedEnd(r)));
+        break;
+      default:
+        r.skipType(t & 7);
+    }
+  }
+  return res;
+}
+
 /** The codecs, exported for tests: `encode*` gives the request's wire form, `decode*` reads a response's. */
-export const codec = { encodeRange, encodeTxn, decodeRange, decodeTxn };
+export const codec = {
+  encodeRange,
+  encodeTxn,
+  encodeWatchCreate,
+  decodeRange,
+  decodeTxn,
+  decodeWatchResponse,
+  decodeLeaseGrant,
+};
 
 // ---------------------------------------------------------------------------------------------------------------
 // Calls
@@ -343,6 +517,7 @@ export interface KvClientOptions {
 
 /** gRPC status codes used here. */
 const DEADLINE_EXCEEDED = 4;
+const INTERNAL = 13;
 const UNAVAILABLE = 14;
 const STATUS_NAMES = [
   'OK',
@@ -374,6 +549,13 @@ function grpcError(code: number, details: string): Error {
   return castGrpcError(e);
 }
 
+/** A call whose stream closed without a status: never sent on a connection never established, else cut off. */
+function unfinished(conn: { connected: boolean }, why: string): Error {
+  return conn.connected
+    ? grpcError(UNAVAILABLE, `connection failed during the call: ${why}`)
+    : grpcError(UNAVAILABLE, `No connection established: ${why}`);
+}
+
 /** A `grpc-message` as sent (percent-encoded), or as it is when it is not valid percent-encoding. */
 function percentDecoded(msg: string): string {
   try {
@@ -381,6 +563,63 @@ function percentDecoded(msg: string): string {
   } catch {
     return msg;
   }
+}
+
+/** A gRPC message as sent on the wire: not compressed, its length, the message. */
+function grpcFrame(body: Buffer): Buffer {
+  const frame = Buffer.allocUnsafe(5 + body.length);
+  frame[0] = 0;
+  frame.writeUInt32BE(body.length, 1);
+  body.copy(frame, 5);
+  return frame;
+}
+
+/**
+ * Splits a streamed response body into its gRPC messages, whether a chunk holds several or a message spans chunks
+ * (joined once, when it is whole). The messages are views of the chunks, not copies.
+ */
+class MessageReader {
+  private chunks: Buffer[] = [];
+  private length = 0;
+
+  /** The messages `chunk` completes. Throws on a compressed message (never asked for). */
+  read(chunk: Buffer): Buffer[] {
+    this.chunks.push(chunk);
+    this.length += chunk.length;
+    const out: Buffer[] = [];
+    while (this.length >= 5) {
+      let buf = this.chunks[0] as Buffer;
+      if (buf.length < 5) buf = this.join();
+      if (buf[0] !== 0) throw new Error('compressed message');
+      const end = 5 + buf.readUInt32BE(1);
+      if (this.length < end) break;
+      if (buf.length < end) buf = this.join();
+      out.push(buf.subarray(5, end));
+      this.length -= end;
+      if (buf.length === end) this.chunks.shift();
+      else this.chunks[0] = buf.subarray(end);
+    }
+    return out;
+  }
+
+  private join(): Buffer {
+    const all = Buffer.concat(this.chunks, this.length);
+    this.chunks = [all];
+    return all;
+  }
+}
+
+/** Receives a watch stream's responses and its end (`KvClient.watch`). */
+export interface WatchListener {
+  response(res: RawWatchResponse): void;
+  /** The stream ended by itself (not by `close()`): why, as a failed call's error. */
+  end(error: Error): void;
+}
+
+/** An open watch stream. */
+export interface WatchStream {
+  /** Ends the stream (its listener is told nothing more). Idempotent. */
+  close(): void;
 }
 
 /** One HTTP/2 connection to a member and what watches over it. */
@@ -485,6 +724,65 @@ export class KvClient {
     }
   }
 
+  /**
+   * Opens the stream of a call to `path` on the connection (connecting first when there is none), counted among the
+   * connection's open calls until it closes; or, when it cannot be sent, the error to fail it with.
+   */
+  private openStream(path: string, timeoutMs?: number): { conn: Connection; stream: http2.ClientHttp2Stream } | Error {
+    if (this.closed) return grpcError(UNAVAILABLE, 'client was already closed');
+    const conn = (this.conn ??= this.connect());
+    const headers: http2.OutgoingHttpHeaders = {
+      ':method': 'POST',
+      ':path': path,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+    };
+    if (timeoutMs !== undefined) headers['grpc-timeout'] = `${timeoutMs}m`;
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = conn.session.request(headers);
+    } catch (e) {
+      // The connection is closing (GOAWAY, destroyed): the call was not sent; the next one opens a new connection.
+      if (this.conn === conn) this.conn = undefined;
+      return grpcError(UNAVAILABLE, `No connection established: ${(e as Error).message}`);
+    }
+    conn.open++;
+    return { conn, stream };
+  }
+
+  /**
+   * Calls `closed` once `stream` closes, with its gRPC status (`code`, and the status' error unless OK), or with no
+   * status, when the call did not finish, and why (the connection's failure, the stream's error, a reset).
+   */
+  private static whenClosed(
+    conn: Connection,
+    stream: http2.ClientHttp2Stream,
+    closed: (status: { code: number; error?: Error } | undefined, why: string) => void,
+  ): void {
+    let headers: http2.IncomingHttpHeaders | undefined;
+    let trailers: http2.IncomingHttpHeaders | undefined;
+    let streamError: Error | undefined;
+    stream.on('response', (h) => (headers = h));
+    stream.on('trailers', (t) => (trailers = t));
+    stream.on('error', (e: Error) => (streamError = e));
+    stream.once('close', () => {
+      conn.open--;
+      // A trailers-only answer (an error) carries the status in the headers.
+      const status = trailers?.['grpc-status'] ?? headers?.['grpc-status'];
+      if (status !== undefined) {
+        const code = Number(status);
+        const msg = trailers?.['grpc-message'] ?? headers?.['grpc-message'];
+        closed(
+          { code, error: code === 0 ? undefined : grpcError(code, typeof msg === 'string' ? percentDecoded(msg) : '') },
+          '',
+        );
+        return;
+      }
+      const cause = conn.error ?? streamError;
+      closed(undefined, cause?.message ?? (headers ? `stream closed (HTTP ${headers[':status']})` : 'stream closed'));
+    });
+  }
+
   private call<Req, Res>(
     path: string,
     encode: (r: Req) => Buffer,
@@ -492,55 +790,25 @@ export class KvClient {
     req: Req,
     deadline: number,
   ): Promise<Res> {
-    if (this.closed) return Promise.reject(grpcError(UNAVAILABLE, 'client was already closed'));
-    const conn = (this.conn ??= this.connect());
-    const body = encode(req);
-    const frame = Buffer.allocUnsafe(5 + body.length);
-    frame[0] = 0; // not compressed
-    frame.writeUInt32BE(body.length, 1);
-    body.copy(frame, 5);
+    const frame = grpcFrame(encode(req));
     // grpc-timeout takes at most 8 digits.
     const timeoutMs = Math.min(Math.max(1, deadline - Date.now()), 99999999);
+    const opened = this.openStream(path, timeoutMs);
+    if (opened instanceof Error) return Promise.reject(opened);
+    const { conn, stream } = opened;
     return new Promise((resolve, reject) => {
-      let stream: http2.ClientHttp2Stream;
-      try {
-        stream = conn.session.request({
-          ':method': 'POST',
-          ':path': path,
-          'content-type': 'application/grpc',
-          te: 'trailers',
-          'grpc-timeout': `${timeoutMs}m`,
-        });
-      } catch (e) {
-        // The connection is closing (GOAWAY, destroyed): the call was not sent; the next one opens a new connection.
-        if (this.conn === conn) this.conn = undefined;
-        reject(grpcError(UNAVAILABLE, `No connection established: ${(e as Error).message}`));
-        return;
-      }
-      conn.open++;
-      let headers: http2.IncomingHttpHeaders | undefined;
-      let trailers: http2.IncomingHttpHeaders | undefined;
-      let streamError: Error | undefined;
       let timedOut = false;
       const chunks: Buffer[] = [];
       const timer = setTimeout(() => {
         timedOut = true;
         stream.close(http2.constants.NGHTTP2_CANCEL);
       }, timeoutMs);
-      stream.on('response', (h) => (headers = h));
-      stream.on('trailers', (t) => (trailers = t));
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('error', (e: Error) => (streamError = e));
-      stream.once('close', () => {
+      KvClient.whenClosed(conn, stream, (status, why) => {
         clearTimeout(timer);
-        conn.open--;
-        // A trailers-only answer (an error) carries the status in the headers.
-        const status = trailers?.['grpc-status'] ?? headers?.['grpc-status'];
-        if (status !== undefined && !timedOut) {
-          const code = Number(status);
-          if (code !== 0) {
-            const msg = trailers?.['grpc-message'] ?? headers?.['grpc-message'];
-            reject(grpcError(code, typeof msg === 'string' ? percentDecoded(msg) : ''));
+        if (status && !timedOut) {
+          if (status.error) {
+            reject(status.error);
             return;
           }
           const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
@@ -556,18 +824,66 @@ export class KvClient {
           return;
         }
         // No status: the call did not finish. On a connection never established, it was never sent.
-        const cause = conn.error ?? streamError;
-        const why = cause?.message ?? (headers ? `stream closed (HTTP ${headers[':status']})` : 'stream closed');
-        if (!conn.connected) {
-          reject(grpcError(UNAVAILABLE, `No connection established: ${why}`));
-        } else if (timedOut) {
-          reject(grpcError(DEADLINE_EXCEEDED, 'Deadline exceeded'));
-        } else {
-          reject(grpcError(UNAVAILABLE, `connection failed during the call: ${why}`));
-        }
+        reject(conn.connected && timedOut ? grpcError(DEADLINE_EXCEEDED, 'Deadline exceeded') : unfinished(conn, why));
       });
       stream.end(frame);
     });
+  }
+
+  /**
+   * `Watch.Watch` with one watch (`req`): a stream whose request body stays open, and whose response body is a
+   * sequence of `WatchResponse` messages, each given to `listener.response` as it arrives, in order. It ends with
+   * `listener.end` and the reason as a call's failure (etcd's status, the connection failing or never established, a
+   * hung member found by the keepalive pings: the stream counts among the connection's open calls), unless `close()`
+   * (which resets the stream: etcd then cancels its watchers) ended it first. No deadline: it runs until one of these.
+   */
+  watch(req: RawWatchCreateRequest, listener: WatchListener): WatchStream {
+    const create = grpcFrame(encodeWatchCreate(req));
+    const opened = this.openStream('/etcdserverpb.Watch/Watch');
+    let done = false;
+    if (opened instanceof Error) {
+      // Told as every end is, after the caller has its handle.
+      setImmediate(() => {
+        if (!done) listener.end(opened);
+      });
+      return { close: () => (done = true) };
+    }
+    const { conn, stream } = opened;
+    const end = (e: Error): void => {
+      if (done) return;
+      done = true;
+      if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+      listener.end(e);
+    };
+    const messages = new MessageReader();
+    stream.on('data', (chunk: Buffer) => {
+      let res: RawWatchResponse[];
+      try {
+        res = messages.read(chunk).map(decodeWatchResponse);
+      } catch (e) {
+        end(grpcError(INTERNAL, `cannot read the watch response: ${(e as Error).message}`));
+        return;
+      }
+      for (const r of res) if (!done) listener.response(r);
+    });
+    KvClient.whenClosed(conn, stream, (status, why) =>
+      end(
+        status ? (status.error ?? grpcError(UNAVAILABLE, 'the member ended the watch stream')) : unfinished(conn, why),
+      ),
+    );
+    stream.write(create);
+    return {
+      close: () => {
+        if (done) return;
+        done = true;
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+      },
+    };
+  }
+
+  /** Calls and watch streams open on the connection now (tests: closed watches leave none behind). */
+  get openCalls(): number {
+    return this.conn?.open ?? 0;
   }
 
   /** `KV.Range` with a deadline (epoch ms). */
@@ -578,6 +894,33 @@ export class KvClient {
   /** `KV.Txn` with a deadline (epoch ms). */
   txn(req: RawTxnRequest, o: { deadline: number }): Promise<RawTxnResponse> {
     return this.call('/etcdserverpb.KV/Txn', encodeTxn, decodeTxn, req, o.deadline);
+  }
+
+  /** `Lease.LeaseGrant` of a lease for `ttl` seconds (etcd picks its ID), with a deadline (epoch ms). */
+  leaseGrant(ttl: number, o: { deadline: number }): Promise<RawLeaseGrantResponse> {
+    return this.call(
+      '/etcdserverpb.Lease/LeaseGrant',
+      (t: number) => encodeInt64Fields([t]),
+      decodeLeaseGrant,
+      ttl,
+      o.deadline,
+    );
+  }
+
+  /** `KV.Compact` at `revision` (not physical: etcd answers before its database is compacted), with a deadline. */
+  compact(revision: number, o: { deadline: number }): Promise<{ header: RawHeader }> {
+    return this.call(
+      '/etcdserverpb.KV/Compact',
+      (r: number) => encodeInt64Fields([r]),
+      decodeStatus,
+      revision,
+      o.deadline,
+    );
+  }
+
+  /** `Maintenance.Status` of the member, with a deadline (epoch ms). */
+  status(o: { deadline: number }): Promise<RawStatusResponse> {
+    return this.call('/etcdserverpb.Maintenance/Status', () => EMPTY, decodeStatus, undefined, o.deadline);
   }
 
   /** Closes the connection for good: open calls fail, later calls fail with "client was already closed". */
