@@ -144,6 +144,12 @@ export class ConvertingObjectStorage implements ObjectStorage {
     private readonly served: (o: ApiObject) => ApiObject,
   ) {}
 
+  /**
+   * Frozen item arrays (the watch cache's whole lists, handed to every list until the next event) found to need no
+   * conversion to the served version: the lists after the first hand them on without a look at their items.
+   */
+  private readonly unconverted = new WeakSet<readonly ApiObject[]>();
+
   private async toStored(o: ApiObject): Promise<ApiObject> {
     return (await this.converter.convert([o], this.storedVersion))[0] as ApiObject;
   }
@@ -163,8 +169,12 @@ export class ConvertingObjectStorage implements ObjectStorage {
 
   async list(prefix: string, o?: StorageListOptions): Promise<StorageList> {
     const r = await this.inner.list(prefix, o);
+    if (this.unconverted.has(r.items)) return r;
     const items = await this.converter.convert(r.items, this.servedVersion);
-    if (items === r.items) return r;
+    if (items === r.items) {
+      if (Object.isFrozen(r.items)) this.unconverted.add(r.items);
+      return r;
+    }
     return { ...r, items: items.map((x, i) => (x === r.items[i] ? x : this.served(x))) };
   }
 
