@@ -553,7 +553,8 @@ export class ApiServer {
    * The storage of one generation of a CRD's custom objects: JSON in the store of their resource (1.21 never stores
    * them as Protobuf), `decoded` applied to every object decoded, behind a watch cache sized and counted as built-in
    * resources' are (as 1.21's crdHandler builds a cacher per CRD change). The cache starts at once, is stopped on
-   * `release()`, and is one of `this.caches` meanwhile, so shutdown stops it too.
+   * `release()`, and is one of `this.caches` meanwhile, so shutdown stops it too. (The post-start hook that starts
+   * `this.caches` has taken them before any CRD is served: CRDs are served after the CRD informer's first list.)
    */
   private customObjectStorage(
     group: string,
