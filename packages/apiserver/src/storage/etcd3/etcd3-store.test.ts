@@ -7,6 +7,7 @@ import { type StoreEvent } from '../interface';
 import { freePort, generateTls, startEtcd, type EtcdCluster } from '../testing/etcd';
 
 import { classifyEtcdError, Etcd3Store } from './etcd3-store';
+import { GrpcCallError, GrpcStatus } from './kv-client';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -32,15 +33,15 @@ describe('etcd3 store: connection failures', () => {
   }, 20000);
 
   test('failures are told apart: answers are final, unsent calls and unknown outcomes are retried elsewhere', () => {
-    class GRPCUnavailableError extends Error {}
-    class GRPCDeadlineExceededError extends Error {}
-    class GRPCOutOfRangeError extends Error {}
-    expect(classifyEtcdError(new GRPCUnavailableError('No connection established'))).toBe('notSent');
-    expect(classifyEtcdError(new GRPCUnavailableError('etcdserver: no leader'))).toBe('notSent');
-    expect(classifyEtcdError(new GRPCUnavailableError('etcdserver: leader changed'))).toBe('ambiguous');
-    expect(classifyEtcdError(new GRPCDeadlineExceededError('Deadline exceeded'))).toBe('ambiguous');
+    const failed = (code: number, details: string): GrpcCallError => new GrpcCallError(code, details);
+    const { UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL } = GrpcStatus;
+    expect(classifyEtcdError(failed(UNAVAILABLE, 'No connection established'))).toBe('notSent');
+    expect(classifyEtcdError(failed(UNAVAILABLE, 'etcdserver: no leader'))).toBe('notSent');
+    expect(classifyEtcdError(failed(UNAVAILABLE, 'etcdserver: leader changed'))).toBe('ambiguous');
+    expect(classifyEtcdError(failed(DEADLINE_EXCEEDED, 'Deadline exceeded'))).toBe('ambiguous');
+    expect(classifyEtcdError(failed(INTERNAL, 'cannot read the watch response'))).toBe('ambiguous');
     expect(classifyEtcdError(new Error('etcdserver: request timed out'))).toBe('ambiguous');
-    expect(classifyEtcdError(new GRPCOutOfRangeError('mvcc: required revision has been compacted'))).toBe('definite');
+    expect(classifyEtcdError(failed(11, 'mvcc: required revision has been compacted'))).toBe('definite');
     expect(classifyEtcdError(new Error('etcdserver: request is too large'))).toBe('definite');
   });
 

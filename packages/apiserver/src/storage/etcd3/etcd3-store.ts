@@ -64,6 +64,8 @@ import {
   CompareResult,
   CompareTarget,
   EventType,
+  GrpcCallError,
+  GrpcStatus,
   KvClient,
   SortOrder,
   SortTarget,
@@ -123,6 +125,17 @@ interface Member {
   readonly streams: Set<() => void>;
 }
 
+/** Failures of a call that was sent but not answered (a transport failure, or etcd could not tell the outcome). */
+const AMBIGUOUS_CODES: ReadonlySet<number> = new Set([
+  GrpcStatus.CANCELLED,
+  GrpcStatus.UNKNOWN,
+  GrpcStatus.DEADLINE_EXCEEDED,
+  GrpcStatus.RESOURCE_EXHAUSTED,
+  GrpcStatus.ABORTED,
+  GrpcStatus.INTERNAL,
+  GrpcStatus.UNAVAILABLE,
+]);
+
 /**
  * How a failed call ended: `definite` (etcd answered: not a transport problem, never retried), `notSent` (the member
  * surely did not act on it: no connection, no leader to propose to) or `ambiguous` (sent, no answer: it may have been
@@ -132,7 +145,6 @@ export function classifyEtcdError(e: unknown): 'definite' | 'notSent' | 'ambiguo
   if (isStorageError(e)) return 'definite';
   const err = e instanceof Error ? e : undefined;
   const msg = err?.message ?? String(e);
-  const name = err?.constructor?.name ?? '';
   if (
     /no leader|not capable|too many requests|No connection established|ECONNREFUSED|failed to connect|connection refused|client was already closed/i.test(
       msg,
@@ -141,7 +153,7 @@ export function classifyEtcdError(e: unknown): 'definite' | 'notSent' | 'ambiguo
     return 'notSent';
   }
   if (
-    /GRPC(Unavailable|DeadlineExceeded|Cancelled|Internal|Unknown|Aborted|ResourceExhasted)Error/.test(name) ||
+    (err instanceof GrpcCallError && AMBIGUOUS_CODES.has(err.code)) ||
     /leader changed|timed out|deadline|unavailable|cancelled|connection|ECONNRESET|socket|stream removed|GOAWAY|RST_STREAM/i.test(
       msg,
     )
@@ -155,14 +167,16 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }
 
-/** Maps an error of the etcd3 client to a StorageError (StorageErrors pass through). */
+/** Maps an error of the KV client to a StorageError (StorageErrors pass through). */
 export function mapEtcdError(e: unknown, what: string, key?: string): StorageError {
   if (isStorageError(e)) return e;
   const err = e instanceof Error ? e : new Error(String(e));
   const msg = err.message;
-  const name = err.constructor?.name ?? '';
   if (/request is too large|larger than max/.test(msg)) return tooLarge(key ?? '', 0, MAX_REQUEST_BYTES);
-  if (name === 'GRPCDeadlineExceededError' || /deadline exceeded|timed out|request timed out/i.test(msg)) {
+  if (
+    (err instanceof GrpcCallError && err.code === GrpcStatus.DEADLINE_EXCEEDED) ||
+    /deadline exceeded|timed out|request timed out/i.test(msg)
+  ) {
     return timeout(`${what}: ${msg}`, err);
   }
   return unreachable(`${what}: ${msg}`, err);

@@ -15,12 +15,11 @@
  * bits, are bigints. Byte fields are slices of the received message, not copies.
  *
  * The transport is gRPC framed by hand on one node:http2 connection per member (`KvClient`): unary calls, and watches
- * as a stream whose request body stays open. Failures are cast to the npm client's error classes (`castGrpcError`),
- * which the store classifies (answer, not sent, unknown outcome).
+ * as a stream whose request body stays open. Failures are `GrpcCallError`s, which the store classifies (answer, not
+ * sent, unknown outcome).
  */
 import * as http2 from 'node:http2';
 
-import { castGrpcError } from 'etcd3';
 import * as protobuf from 'protobufjs';
 
 /** `mvccpb.KeyValue` (the fields the store reads). */
@@ -515,10 +514,17 @@ export interface KvClientOptions {
   dialTimeoutMs?: number;
 }
 
-/** gRPC status codes used here. */
-const DEADLINE_EXCEEDED = 4;
-const INTERNAL = 13;
-const UNAVAILABLE = 14;
+/** The gRPC status codes the store reads. */
+export const GrpcStatus = {
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  DEADLINE_EXCEEDED: 4,
+  RESOURCE_EXHAUSTED: 8,
+  ABORTED: 10,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+} as const;
+const { DEADLINE_EXCEEDED, INTERNAL, UNAVAILABLE } = GrpcStatus;
 const STATUS_NAMES = [
   'OK',
   'CANCELLED',
@@ -540,13 +546,21 @@ const STATUS_NAMES = [
 ];
 
 /**
- * A failed call as the npm client reports one (`castGrpcError`: `GRPCUnavailableError`, etcd's own messages to their
- * classes...), with grpc-js' message form `<code> <NAME>: <details>`, so the store reads every failure the same way.
+ * A failed call: its gRPC status code (`GrpcStatus`), and etcd's message or why the call did not finish, worded as
+ * grpc-js words it (`<code> <NAME>: <details>`). The store classifies it by both (answer, not sent, unknown outcome).
  */
+export class GrpcCallError extends Error {
+  constructor(
+    readonly code: number,
+    details: string,
+  ) {
+    super(`${code} ${STATUS_NAMES[code] ?? 'UNKNOWN'}: ${details}`);
+    this.name = 'GrpcCallError';
+  }
+}
+
 function grpcError(code: number, details: string): Error {
-  const e = new Error(`${code} ${STATUS_NAMES[code] ?? 'UNKNOWN'}: ${details}`) as Error & { code: number };
-  e.code = code;
-  return castGrpcError(e);
+  return new GrpcCallError(code, details);
 }
 
 /** A call whose stream closed without a status: never sent on a connection never established, else cut off. */
