@@ -315,6 +315,9 @@ it('a deleted CRD stops its cache; one created again under the same name serves 
       : undefined,
   );
   expect(first.watcherCount).toBe(0);
+  // A watch that reaches the stopped cache still (a request that found the old routes) ends at once.
+  const late = first.watch(`/registry/${GROUP}/${plural}/`, { recursive: true })[Symbol.asyncIterator]();
+  expect((await late.next()).done).toBe(true);
 
   await createServed(crd(plural, { strategy: 'None' }), plural);
   expect(cachesOf(plural)[0]).not.toBe(first);
