@@ -77,6 +77,16 @@ test('one store watch feeds every client watch', async () => {
   expect(counted.watches()).toBe(1);
 });
 
+test('a cache stopped while its first list is read opens no store watch, and feeds no client watch', async () => {
+  const c = new Cacher(storage, { resourcePrefix: '/registry/pods/', now: () => now, waitTimeoutMs: 300 });
+  const started = c.start();
+  await c.stop();
+  await started;
+  expect(counted.watches()).toBe(0);
+  const w = c.watch('/registry/pods/', { recursive: true, resourceVersion: '0' });
+  await expect(w[Symbol.asyncIterator]().next()).resolves.toMatchObject({ done: true });
+});
+
 test("a shared read of the latest takes the cache's copy only when the store holds that very revision", async () => {
   const c = await makeCacher();
   const a = await c.create(key('a', 'p0'), pod('a', 'p0'));

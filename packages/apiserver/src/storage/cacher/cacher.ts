@@ -224,7 +224,7 @@ export class Cacher implements Storage {
   /** Starts listing and watching; resolves once the first list is in (the cache is ready). */
   async start(): Promise<void> {
     await this.relist();
-    this.loop = this.run();
+    if (!this.stopped) this.loop = this.run();
   }
 
   /** Stops the underlying watch and ends every client watch. */
@@ -259,6 +259,8 @@ export class Cacher implements Storage {
 
   private async relist(): Promise<void> {
     const list = await this.storage.list(this.prefix, {});
+    // Stopped while the list was read: no watch is opened, since nothing would stop it.
+    if (this.stopped) return;
     this.dropListMemos();
     this.state.clear();
     for (const obj of list.items) this.state.set(this.keyOf(obj), deepFreeze(obj));
@@ -666,11 +668,12 @@ export class Cacher implements Storage {
       queue.end();
     };
     const begin = async (): Promise<void> => {
+      // A stopped cache feeds nothing: the client watches again elsewhere.
+      if (this.stopped) return queue.end();
       const rv = parseResourceVersion(opts.resourceVersion) ?? 0n;
-      if (rv !== 0n) await this.waitUntilFresh(rv);
-      else await this.waitUntilFresh(0n);
+      await this.waitUntilFresh(rv);
       if (queue.isEnded) return;
-      if (this.stopped) return queue.end(); // a stopped cache feeds nothing: the client watches again elsewhere
+      if (this.stopped) return queue.end();
       // Synchronous from here: snapshot (state or ring) and subscription happen in one step.
       if (rv === 0n) {
         for (const k of this.sortedKeys.from(prefix)) {
