@@ -190,4 +190,10 @@ describe('deadlineContext', () => {
     expect(inOther!.signal).toBe(ctx!.signal);
     expect({ ...ctx! }.signal).toBe(ctx!.signal);
   });
+
+  it('gives every context the one getter (a getter per request kept each request alive until a mark-compact)', () => {
+    const getter = (): unknown =>
+      Object.getOwnPropertyDescriptor(deadlineContext('a', Date.now, undefined, {} as RequestDeadline), 'signal')?.get;
+    expect(getter()).toBe(getter());
+  });
 });
