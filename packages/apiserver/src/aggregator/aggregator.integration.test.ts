@@ -8,6 +8,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect, constants } from 'node:http2';
 import https from 'node:https';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -37,6 +38,8 @@ class Extension {
   readonly seen: Seen[] = [];
   /** The `/openapi/v2` requests, kept apart (tests clear `seen`; the aggregator fetches the document at any time). */
   readonly openApiFetches: Seen[] = [];
+  /** Watches of flunders whose request closed (the client, or the proxy for it, went away). */
+  closedWatches = 0;
   /** While false, discovery answers 500 (the server is "down" for the availability controller). */
   healthy = true;
   server!: https.Server;
@@ -150,6 +153,7 @@ class Extension {
       if (url.searchParams.get('watch') === '1' || url.searchParams.get('watch') === 'true') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write(`${JSON.stringify({ type: 'ADDED', object: flunder('watched') })}\n`);
+        res.on('close', () => this.closedWatches++);
         return; // stays open until the client leaves
       }
       if ((req.headers.accept ?? '').includes('as=Table')) {
@@ -528,6 +532,26 @@ describe('the aggregation layer', () => {
     expect(JSON.parse(message)).toMatchObject({ object: { metadata: { name: 'over-websocket' } } });
     const upgraded = ext.seen.filter((s) => s.headers.upgrade === 'websocket').pop();
     expect(upgraded?.headers['x-remote-user']).toBe('alice');
+  });
+
+  it('ends the upstream watch when an HTTP/2 client resets its stream', async () => {
+    await waitAvailable();
+    const closedBefore = ext.closedWatches;
+    const session = connect(t.url, { ca: t.ca });
+    try {
+      const stream = session.request({ ':path': `${GV}/namespaces/default/flunders?watch=1`, ...AUTH });
+      const first = await new Promise<string>((ok, fail) => {
+        stream.on('data', (c: Buffer) => ok(c.toString('utf8')));
+        stream.on('error', fail);
+      });
+      expect(first).toContain('watched');
+      stream.close(constants.NGHTTP2_CANCEL);
+      await eventually('the upstream watch to close', async () =>
+        ext.closedWatches > closedBefore ? true : undefined,
+      );
+    } finally {
+      session.close();
+    }
   });
 
   it('works for kubectl get through the aggregator', async () => {

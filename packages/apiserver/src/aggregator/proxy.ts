@@ -237,9 +237,10 @@ export function proxyRequest(
     answer.on('error', () => res.destroy());
   });
   const untrack = t.track(() => upstream.destroy());
+  // `writableEnded`, not `writableFinished`: HTTP/2's compatible response says finished when its stream was reset.
   res.on('close', () => {
     untrack();
-    if (!res.writableFinished) upstream.destroy();
+    if (!res.writableEnded) upstream.destroy();
   });
   upstream.on('error', (err) => {
     if (res.headersSent) res.destroy();
