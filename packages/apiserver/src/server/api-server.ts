@@ -574,12 +574,10 @@ export class ApiServer {
       size,
     );
     this.caches.push(cacher);
+    // Released (or the server stopped) while its first list is in flight, the cache opens no store watch (Cacher);
+    // the signal only ends the retries of a list that failed.
     const released = new AbortController();
-    const signal = AbortSignal.any([released.signal, this.secure.signal]);
-    // A cache released (or a server stopped) while its first list was in flight is stopped again once the list is in:
-    // the store watch that list opened is closed too.
-    const stopIfDone = (): Promise<void> | undefined => (signal.aborted ? cacher.stop() : undefined);
-    void this.startCache(cacher, signal).then(stopIfDone, stopIfDone);
+    void this.startCache(cacher, AbortSignal.any([released.signal, this.secure.signal])).catch(() => undefined);
     return {
       storage: cacher,
       release: () => {
